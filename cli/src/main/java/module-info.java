@@ -1,0 +1,7 @@
+/** The ringfuse command line. */
+module dev.ringfuse.cli {
+    requires dev.ringfuse;
+    requires dev.ringfuse.fs;
+    requires info.picocli;
+    opens dev.ringfuse.cli to info.picocli;
+}

@@ -1,0 +1,34 @@
+package dev.ringfuse;
+
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.session.Server;
+import java.nio.file.Path;
+
+/** Mounts filesystems. */
+public final class Fuse {
+    private Fuse() {}
+
+    /**
+     * Mounts {@code fs} at {@code mountpoint} and serves it on background threads. Returns once the kernel's
+     * INIT has been answered, so the mount is usable.
+     *
+     * @throws MountException with a message that says what to do: missing or non-directory mount point,
+     *         already mounted, a stale mount left by a killed server (ENOTCONN), no /dev/fuse, no permission
+     */
+    public static Mount mount(Path mountpoint, LowLevelFileSystem fs, MountOptions options) throws MountException {
+        return Server.start(mountpoint, fs, options);
+    }
+
+    /** Mounts with {@link MountOptions#defaults()}. */
+    public static Mount mount(Path mountpoint, LowLevelFileSystem fs) throws MountException {
+        return mount(mountpoint, fs, MountOptions.defaults());
+    }
+
+    /**
+     * Clears a stale mount at {@code mountpoint} left by a server that died (callers see ENOTCONN):
+     * a lazy unmount. Returns true if something was unmounted.
+     */
+    public static boolean clearStale(Path mountpoint) throws MountException {
+        return dev.ringfuse.mount.Mounter.clearStale(mountpoint);
+    }
+}

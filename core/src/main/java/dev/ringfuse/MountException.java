@@ -1,0 +1,21 @@
+package dev.ringfuse;
+
+import java.io.IOException;
+
+/** A mount could not be made; the message says why and what to do. */
+public class MountException extends IOException {
+    private final int errno;
+
+    public MountException(String message, int errno) {
+        super(message);
+        this.errno = errno;
+    }
+
+    public MountException(String message, Throwable cause) {
+        super(message, cause);
+        this.errno = 0;
+    }
+
+    /** The errno behind the failure, or 0. */
+    public int errno() { return errno; }
+}

@@ -1,0 +1,82 @@
+package dev.ringfuse;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * How to mount and serve a filesystem. Immutable; each {@code withX} returns a copy.
+ *
+ * @param fsName          the source shown in /proc/mounts
+ * @param subtype         the type suffix: "fuse.&lt;subtype&gt;"
+ * @param defaultPermissions let the kernel check permissions from the mode bits (recommended)
+ * @param allowOther      let other users than the mounting one use the mount
+ * @param readOnly        mount read-only
+ * @param transport       the request transport
+ * @param method          how the mount is made
+ * @param threads         /dev/fuse reader threads
+ * @param uringDepth      entries per io_uring queue
+ * @param maxWrite        largest write request in bytes (also the largest read)
+ * @param initTimeout     how long {@link Fuse#mount} waits for the kernel's INIT
+ * @param extra           further -o options, passed to the kernel or fusermount3 as they are
+ */
+public record MountOptions(String fsName, String subtype, boolean defaultPermissions, boolean allowOther,
+                           boolean readOnly, TransportKind transport, MountMethod method, int threads,
+                           int uringDepth, int maxWrite, Duration initTimeout, List<String> extra) {
+
+    public MountOptions {
+        if (threads < 1) throw new IllegalArgumentException("threads must be >= 1");
+        if (uringDepth < 1) throw new IllegalArgumentException("uringDepth must be >= 1");
+        if (maxWrite < 4096 || maxWrite > (1 << 20)) throw new IllegalArgumentException("maxWrite must be 4 KiB..1 MiB");
+        extra = List.copyOf(extra);
+    }
+
+    /** ringfuse's defaults: default_permissions, auto transport, 4 readers, depth 8, 1 MiB writes. */
+    public static MountOptions defaults() {
+        return new MountOptions("ringfuse", "ringfuse", true, false, false, TransportKind.AUTO, MountMethod.AUTO,
+                4, 8, 1 << 20, Duration.ofSeconds(10), List.of());
+    }
+
+    public MountOptions withFsName(String v) { return new MountOptions(v, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
+    public MountOptions withSubtype(String v) { return new MountOptions(fsName, v, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
+    public MountOptions withDefaultPermissions(boolean v) { return new MountOptions(fsName, subtype, v, allowOther, readOnly, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
+    public MountOptions withAllowOther(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, v, readOnly, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
+    public MountOptions withReadOnly(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, v, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
+    public MountOptions withTransport(TransportKind v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, v, method, threads, uringDepth, maxWrite, initTimeout, extra); }
+    public MountOptions withMethod(MountMethod v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, v, threads, uringDepth, maxWrite, initTimeout, extra); }
+    public MountOptions withThreads(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, v, uringDepth, maxWrite, initTimeout, extra); }
+    public MountOptions withUringDepth(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, v, maxWrite, initTimeout, extra); }
+    public MountOptions withMaxWrite(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, v, initTimeout, extra); }
+    public MountOptions withInitTimeout(Duration v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, maxWrite, v, extra); }
+
+    /**
+     * Applies comma-separated -o options: ro, rw, default_permissions, allow_other, fsname=, subtype=,
+     * transport=, threads=, max_write=, uring_depth=; anything else is kept in {@link #extra()}.
+     */
+    public MountOptions withOptions(String commaSeparated) {
+        MountOptions o = this;
+        List<String> rest = new ArrayList<>(extra);
+        for (String opt : commaSeparated.split(",")) {
+            if (opt.isBlank()) continue;
+            int eq = opt.indexOf('=');
+            String key = eq < 0 ? opt : opt.substring(0, eq);
+            String val = eq < 0 ? "" : opt.substring(eq + 1);
+            switch (key) {
+                case "ro" -> o = o.withReadOnly(true);
+                case "rw" -> o = o.withReadOnly(false);
+                case "default_permissions" -> o = o.withDefaultPermissions(true);
+                case "no_default_permissions" -> o = o.withDefaultPermissions(false);
+                case "allow_other" -> o = o.withAllowOther(true);
+                case "fsname" -> o = o.withFsName(val);
+                case "subtype" -> o = o.withSubtype(val);
+                case "transport" -> o = o.withTransport(TransportKind.valueOf(val.toUpperCase(java.util.Locale.ROOT)));
+                case "threads" -> o = o.withThreads(Integer.parseInt(val));
+                case "max_write" -> o = o.withMaxWrite(Integer.parseInt(val));
+                case "uring_depth" -> o = o.withUringDepth(Integer.parseInt(val));
+                default -> rest.add(opt);
+            }
+        }
+        return new MountOptions(o.fsName, o.subtype, o.defaultPermissions, o.allowOther, o.readOnly, o.transport,
+                o.method, o.threads, o.uringDepth, o.maxWrite, o.initTimeout, rest);
+    }
+}

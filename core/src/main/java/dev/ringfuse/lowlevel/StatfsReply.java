@@ -1,0 +1,7 @@
+package dev.ringfuse.lowlevel;
+
+/** Answers statfs. */
+public interface StatfsReply extends Reply {
+    /** Answers with filesystem statistics. */
+    void statfs(StatFs statfs);
+}

@@ -1,0 +1,2 @@
+package dev.ringfuse.sys;
+final class Placeholder {}

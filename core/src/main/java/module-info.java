@@ -1,0 +1,10 @@
+/**
+ * ringfuse: a pure-Java FUSE server. Mount with {@link dev.ringfuse.Fuse#mount}, implement
+ * {@link dev.ringfuse.lowlevel.LowLevelFileSystem}.
+ */
+module dev.ringfuse {
+    exports dev.ringfuse;
+    exports dev.ringfuse.lowlevel;
+    // internal packages, open to the project's own modules only
+    exports dev.ringfuse.sys to dev.ringfuse.fs, dev.ringfuse.testkit, dev.ringfuse.cli;
+}

@@ -1,0 +1,5 @@
+/** Ready filesystems built on ringfuse's low-level API. */
+module dev.ringfuse.fs {
+    requires transitive dev.ringfuse;
+    exports dev.ringfuse.fs.memfs;
+}

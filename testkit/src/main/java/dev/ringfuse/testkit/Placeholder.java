@@ -1,0 +1,2 @@
+package dev.ringfuse.testkit;
+final class Placeholder {}

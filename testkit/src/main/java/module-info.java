@@ -1,0 +1,6 @@
+/** Test support: mount a filesystem for a test, always unmount; the POSIX scenario suite. */
+module dev.ringfuse.testkit {
+    requires transitive dev.ringfuse;
+    requires transitive org.junit.jupiter.api;
+    exports dev.ringfuse.testkit;
+}
