@@ -89,6 +89,11 @@ public final class UringLoop implements AutoCloseable {
         return new AsyncFile(this, fd, null);
     }
 
+    /** The probed opcodes and feature bits of this loop's ring. */
+    public Features features() {
+        return loop.features();
+    }
+
     public boolean isClosed() {
         return loop.isClosed();
     }

@@ -1,7 +1,7 @@
 package dev.ringfuse.uring.internal;
 
 import dev.ringfuse.uring.IoUring;
-import dev.ringfuse.uring.Opcode;
+import dev.ringfuse.uring.Features;
 import dev.ringfuse.uring.RingConfig;
 import dev.ringfuse.uring.UringException;
 
@@ -41,6 +41,7 @@ public final class EventLoop implements Runnable {
     // closed (and possibly reused) descriptor.
     private final java.util.concurrent.atomic.AtomicInteger wakers = new java.util.concurrent.atomic.AtomicInteger();
     private final Arena arena = Arena.ofShared();
+    private volatile Features features;
     private SlotTable slots;
     private IoUring ring;
 
@@ -107,6 +108,7 @@ public final class EventLoop implements Runnable {
         try {
             try {
                 ring = IoUring.open(config);
+                features = ring.features();
                 slots = new SlotTable(Math.max(1, ring.cqEntries() - 1));   // the wake-up read takes one CQE
                 int efd = Syscalls.eventfd(Syscalls.newErrnoState(arena));
                 if (efd < 0) throw new UringException("eventfd", -efd);
@@ -228,8 +230,8 @@ public final class EventLoop implements Runnable {
         while ((r = incoming.poll()) != null) r.cancelClosed();
     }
 
-    /** The opcodes the ring supports, once started. */
-    public boolean supports(Opcode op) {
-        return ring != null && ring.features().supports(op);
+    /** What the loop's ring supports; valid after {@link #awaitStarted()} returned. */
+    public Features features() {
+        return features;
     }
 }
