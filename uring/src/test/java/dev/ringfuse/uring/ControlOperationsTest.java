@@ -6,9 +6,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,29 +21,26 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Timers, cancellation, polling, links, splice and URING_CMD. */
 @Timeout(30)
-class ControlOperationsTest {
+class ControlOperationsTest extends RingTest {
     static final int ETIME = 62, ECANCELED = 125, EBADF = 9, EOPNOTSUPP = 95, POLLIN = 1, POLLOUT = 4;
-    @TempDir
-    Path dir;
-    IoUring ring;
-    Arena arena;
     int[] pipe;
 
+    @Override
+    RingConfig config() {
+        return RingConfig.builder(16).sqe128().build();
+    }
+
     @BeforeEach
-    void open() throws Exception {
-        ring = IoUring.open(RingConfig.builder(16).sqe128().build());
-        arena = Arena.ofConfined();
+    void openPipe() throws Exception {
         MemorySegment fds = arena.allocate(JAVA_INT, 2);
         assertEquals(0, Syscalls.pipe2(Syscalls.newErrnoState(arena), fds, 02000000));
         pipe = new int[]{fds.getAtIndex(JAVA_INT, 0), fds.getAtIndex(JAVA_INT, 1)};
     }
 
     @AfterEach
-    void close() throws Exception {
+    void closePipe() throws Exception {
         for (int fd : pipe) ring.nextSqe().prepClose(fd).userData(99);
         Rings.await(ring, 2);
-        ring.close();
-        arena.close();
     }
 
     MemorySegment timespec(long nanos) {

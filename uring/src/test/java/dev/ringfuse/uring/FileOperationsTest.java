@@ -1,13 +1,9 @@
 package dev.ringfuse.uring;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,23 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Data operations against real files, each verified byte for byte through java.nio. */
 @Timeout(30)
-class FileOperationsTest {
-    @TempDir
-    Path dir;
-    IoUring ring;
-    Arena arena;
-
-    @BeforeEach
-    void open() throws Exception {
-        ring = IoUring.open(RingConfig.builder(16).build());
-        arena = Arena.ofConfined();
-    }
-
-    @AfterEach
-    void close() {
-        ring.close();
-        arena.close();
-    }
+class FileOperationsTest extends RingTest {
 
     static byte[] pattern(int n, int seed) {
         byte[] b = new byte[n];
@@ -56,11 +36,6 @@ class FileOperationsTest {
             iov.set(JAVA_LONG, 16L * i + 8, bufs[i].byteSize());
         }
         return iov;
-    }
-
-    int res(Sqe sqe) throws UringException {
-        sqe.userData(1);
-        return Rings.one(ring).res();
     }
 
     @Test

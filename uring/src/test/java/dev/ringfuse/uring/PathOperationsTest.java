@@ -1,12 +1,8 @@
 package dev.ringfuse.uring;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,32 +11,11 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /** Namespace operations, each checked through java.nio. */
 @Timeout(30)
-class PathOperationsTest {
+class PathOperationsTest extends RingTest {
     static final int AT_REMOVEDIR = 0x200;
-    @TempDir
-    Path dir;
-    IoUring ring;
-    Arena arena;
-
-    @BeforeEach
-    void open() throws Exception {
-        ring = IoUring.open(RingConfig.builder(8).build());
-        arena = Arena.ofConfined();
-    }
-
-    @AfterEach
-    void close() {
-        ring.close();
-        arena.close();
-    }
 
     MemorySegment p(String name) {
         return Rings.cstr(arena, dir.resolve(name));
-    }
-
-    int res(Sqe sqe) throws UringException {
-        sqe.userData(2);
-        return Rings.one(ring).res();
     }
 
     @Test
