@@ -106,7 +106,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         this.options = options;
         this.ns = new Namespace(table);
         this.entryNanos = options.entryTimeout().toNanos();
-        table.newIno(); // the root's slot; its number is fixed
+        table.limits.reserveInode(); // the root's slot; its number is fixed
         table.add(new DirNode(ROOT_ID, options.rootMode(), processId("uid"), processId("gid"), null));
     }
 

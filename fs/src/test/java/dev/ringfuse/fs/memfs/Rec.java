@@ -49,7 +49,7 @@ final class Rec implements EntryReply, AttrReply, StatusReply, CreateReply, Open
     StatFs statfs;
     final List<Dirent> dirents = new ArrayList<>();
     int dirLimit = Integer.MAX_VALUE;
-    private final MemorySegment buffer = MemorySegment.ofArray(new byte[1 << 20]);
+    private MemorySegment buffer;
 
     private void complete() {
         if (done++ > 0) throw new IllegalStateException("completed twice");
@@ -69,7 +69,10 @@ final class Rec implements EntryReply, AttrReply, StatusReply, CreateReply, Open
     @Override public void data(MemorySegment d) { complete(); data = d.toArray(ValueLayout.JAVA_BYTE); }
     @Override public void data(byte[] d, int off, int len) { data(MemorySegment.ofArray(d).asSlice(off, len)); }
     @Override public void data(ByteBuffer d) { data(MemorySegment.ofBuffer(d)); }
-    @Override public MemorySegment buffer() { return buffer; }
+    @Override public MemorySegment buffer() {
+        if (buffer == null) buffer = MemorySegment.ofArray(new byte[1 << 20]);
+        return buffer;
+    }
     @Override public void commit(int n) { data(buffer.asSlice(0, n)); }
     @Override public void count(long c) { complete(); count = c; }
     @Override public boolean add(String name, long ino, int type, long next) {
