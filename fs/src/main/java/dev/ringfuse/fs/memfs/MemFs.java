@@ -1,7 +1,401 @@
 package dev.ringfuse.fs.memfs;
 
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.lowlevel.Attr;
+import dev.ringfuse.lowlevel.AttrReply;
+import dev.ringfuse.lowlevel.Capability;
+import dev.ringfuse.lowlevel.CountReply;
+import dev.ringfuse.lowlevel.CreateReply;
+import dev.ringfuse.lowlevel.DirPlusReply;
+import dev.ringfuse.lowlevel.DirReply;
+import dev.ringfuse.lowlevel.Entry;
+import dev.ringfuse.lowlevel.EntryReply;
+import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.lowlevel.OpenReply;
+import dev.ringfuse.lowlevel.ReadlinkReply;
+import dev.ringfuse.lowlevel.RequestContext;
+import dev.ringfuse.lowlevel.SetAttr;
+import dev.ringfuse.lowlevel.StatfsReply;
+import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.lowlevel.StatxReply;
+import dev.ringfuse.lowlevel.XattrReply;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
 
-/** Placeholder: memfs is being written. */
-public final class MemFs implements LowLevelFileSystem {
+/**
+ * An in-memory filesystem that behaves like tmpfs. Namespace calls are in {@link Namespace}, file I/O in
+ * {@link FileOps}; this class answers the kernel and holds the configuration. See {@code fs/DESIGN.md}.
+ */
+public final class MemFs extends FileOps implements LowLevelFileSystem {
+    /**
+     * Configuration.
+     *
+     * @param capacityBytes bytes of file data, symlink targets and xattrs before ENOSPC (statfs total)
+     * @param maxInodes     inodes before ENOSPC
+     * @param entryTimeout  how long the kernel may cache names, and the absence of names
+     * @param attrTimeout   how long the kernel may cache attributes
+     * @param writeback     ask for the kernel's writeback cache (the kernel then owns size and mtime)
+     * @param chunkSize     largest unit of file memory, a power of two of at least 4 KiB
+     * @param rootMode      permission bits of the root directory
+     */
+    public record Options(long capacityBytes, long maxInodes, Duration entryTimeout, Duration attrTimeout,
+                          boolean writeback, int chunkSize, int rootMode) {
+        public Options {
+            if (capacityBytes <= 0 || maxInodes < 1) throw new IllegalArgumentException("capacity and inodes must be positive");
+            if (Integer.bitCount(chunkSize) != 1 || chunkSize < ChunkStore.PAGE) {
+                throw new IllegalArgumentException("chunkSize must be a power of two >= 4096");
+            }
+            Objects.requireNonNull(entryTimeout);
+            Objects.requireNonNull(attrTimeout);
+        }
+
+        /**
+         * Capacity half of the JVM's maximum heap (file data lives on the heap, so this is memfs's "half of
+         * RAM"), one inode per 4 KiB of capacity, 1 s caches, no writeback cache, 64 KiB chunks, root 1777.
+         */
+        public static Options defaults() {
+            return builder().build();
+        }
+
+        public static Builder builder() { return new Builder(); }
+
+        public static final class Builder {
+            private long capacityBytes = Runtime.getRuntime().maxMemory() / 2;
+            private long maxInodes = -1;
+            private Duration entryTimeout = Duration.ofSeconds(1);
+            private Duration attrTimeout = Duration.ofSeconds(1);
+            private boolean writeback;
+            private int chunkSize = 64 * 1024;
+            private int rootMode = 01777;
+
+            public Builder capacityBytes(long v) { capacityBytes = v; return this; }
+            public Builder maxInodes(long v) { maxInodes = v; return this; }
+            public Builder entryTimeout(Duration v) { entryTimeout = v; return this; }
+            public Builder attrTimeout(Duration v) { attrTimeout = v; return this; }
+            public Builder writeback(boolean v) { writeback = v; return this; }
+            public Builder chunkSize(int v) { chunkSize = v; return this; }
+            public Builder rootMode(int v) { rootMode = v; return this; }
+
+            public Options build() {
+                long inodes = maxInodes > 0 ? maxInodes : Math.max(1024, capacityBytes / ChunkStore.PAGE);
+                return new Options(capacityBytes, inodes, entryTimeout, attrTimeout, writeback, chunkSize, rootMode);
+            }
+        }
+    }
+
+    private static final int S_ISGID = 02000;
+
+    private final Options options;
+    private final Namespace ns;
+    private final long entryNanos;
+
+    public MemFs() {
+        this(Options.defaults());
+    }
+
+    public MemFs(Options options) {
+        super(new InodeTable(new Limits(options.capacityBytes(), options.maxInodes())), options.chunkSize(),
+                options.attrTimeout().toNanos());
+        this.options = options;
+        this.ns = new Namespace(table);
+        this.entryNanos = options.entryTimeout().toNanos();
+        table.limits.reserveInode(); // the root's slot; its number is fixed
+        table.add(new DirNode(ROOT_ID, options.rootMode(), processId("uid"), processId("gid"), null));
+    }
+
+    /** The owner of the root: whoever runs the server, as tmpfs gives it to whoever mounts it. */
+    private static int processId(String which) {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:" + which);
+        } catch (Exception | Error e) {
+            return 0;
+        }
+    }
+
+    @Override
+    public void init(InitContext init) {
+        for (Capability c : new Capability[] {Capability.ASYNC_READ, Capability.ATOMIC_O_TRUNC,
+                Capability.EXPORT_SUPPORT, Capability.READDIRPLUS, Capability.READDIRPLUS_AUTO,
+                Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS}) {
+            init.want(c);
+        }
+        writeback = options.writeback() && init.want(Capability.WRITEBACK_CACHE);
+        init.timeGranularity(1);
+    }
+
+    @Override
+    public void destroy() {
+        closeAllHandles();
+        table.forgetAll();
+    }
+
+    // ---- names -------------------------------------------------------------------------------------------
+
+    @Override
+    public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
+        Inode n = ns.lookup(table.dir(parent), name);
+        if (n != null) reply.entry(entry(n));
+        else if (entryNanos > 0) reply.negative(entryNanos);
+        else reply.error(Errno.ENOENT);
+    }
+
+    @Override
+    public void forget(long nodeid, long nlookup) {
+        table.forget(nodeid, nlookup);
+    }
+
+    @Override
+    public void mknod(RequestContext ctx, long parent, String name, int mode, int rdev, EntryReply reply) {
+        DirNode dir = table.dir(parent);
+        int type = mode & Attr.S_IFMT;
+        int uid = ctx.uid(), gid = newGid(ctx, dir);
+        Inode n = switch (type) {
+            case Attr.S_IFREG, 0 -> ns.create(dir, name, ino -> newFile(ino, mode, uid, gid, 1));
+            case Attr.S_IFCHR, Attr.S_IFBLK, Attr.S_IFIFO, Attr.S_IFSOCK ->
+                    ns.create(dir, name, ino -> new SpecialNode(ino, type | (mode & 07777), uid, gid, rdev));
+            default -> throw new FuseException(Errno.EINVAL);
+        };
+        reply.entry(entry(n));
+    }
+
+    @Override
+    public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
+        DirNode dir = table.dir(parent);
+        // a setgid directory hands its group, and its setgid bit, down to new subdirectories
+        int m = (dir.mode() & S_ISGID) != 0 ? mode | S_ISGID : mode;
+        int uid = ctx.uid(), gid = newGid(ctx, dir);
+        reply.entry(entry(ns.create(dir, name, ino -> new DirNode(ino, m, uid, gid, dir))));
+    }
+
+    @Override
+    public void symlink(RequestContext ctx, long parent, String name, String target, EntryReply reply) {
+        DirNode dir = table.dir(parent);
+        byte[] t = target.getBytes(StandardCharsets.UTF_8);
+        if (t.length == 0) throw new FuseException(Errno.ENOENT);
+        if (t.length >= Limits.PATH_MAX) throw new FuseException(Errno.ENAMETOOLONG);
+        int uid = ctx.uid(), gid = newGid(ctx, dir);
+        table.limits.reserve(t.length);
+        try {
+            reply.entry(entry(ns.create(dir, name, ino -> new SymlinkNode(ino, uid, gid, t))));
+        } catch (RuntimeException e) {
+            table.limits.release(t.length);
+            throw e;
+        }
+    }
+
+    @Override
+    public void readlink(RequestContext ctx, long nodeid, ReadlinkReply reply) {
+        if (!(table.get(nodeid) instanceof SymlinkNode s)) throw new FuseException(Errno.EINVAL);
+        reply.target(s.target);
+    }
+
+    @Override
+    public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
+        ns.unlink(table.dir(parent), name);
+        reply.ok();
+    }
+
+    @Override
+    public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
+        ns.rmdir(table.dir(parent), name);
+        reply.ok();
+    }
+
+    @Override
+    public void rename(RequestContext ctx, long parent, String name, long newParent, String newName, int flags,
+                       StatusReply reply) {
+        ns.rename(table.dir(parent), name, table.dir(newParent), newName, flags);
+        reply.ok();
+    }
+
+    @Override
+    public void link(RequestContext ctx, long nodeid, long newParent, String newName, EntryReply reply) {
+        Inode n = table.get(nodeid);
+        ns.link(n, table.dir(newParent), newName);
+        reply.entry(entry(n));
+    }
+
+    @Override
+    public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
+        DirNode dir = table.dir(parent);
+        int uid = ctx.uid(), gid = newGid(ctx, dir);
+        FileNode f = ns.create(dir, name, ino -> newFile(ino, mode, uid, gid, 1));
+        reply.created(entry(f), openHandle(f, flags), openFlags());
+    }
+
+    @Override
+    public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
+        DirNode dir = table.dir(parent);
+        int uid = ctx.uid(), gid = newGid(ctx, dir);
+        FileNode f = ns.createUnnamed(dir, ino -> newFile(ino, mode, uid, gid, 0));
+        reply.created(entry(f), openHandle(f, flags), openFlags());
+    }
+
+    // ---- directories -------------------------------------------------------------------------------------
+
+    @Override
+    public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
+        table.dir(nodeid);
+        reply.open(0, 0);
+    }
+
+    @Override
+    public void readdir(RequestContext ctx, long nodeid, long fh, long offset, int size, DirReply reply) {
+        DirNode dir = table.dir(nodeid);
+        dir.content.readLock().lock();
+        try {
+            boolean room = offset >= DirEntries.DOT || reply.add(".", dir.ino, Attr.S_IFDIR, DirEntries.DOT);
+            if (room && offset < DirEntries.DOTDOT) room = reply.add("..", dir.parent().ino, Attr.S_IFDIR, DirEntries.DOTDOT);
+            if (room) {
+                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT))) {
+                    if (!reply.add(d.name(), d.node().ino, d.node().type(), d.cookie())) break;
+                }
+            }
+        } finally {
+            dir.content.readLock().unlock();
+        }
+        reply.send();
+    }
+
+    @Override
+    public void readdirplus(RequestContext ctx, long nodeid, long fh, long offset, int size, DirPlusReply reply) {
+        DirNode dir = table.dir(nodeid);
+        dir.content.readLock().lock();
+        try {
+            // "." and ".." carry node id 0: listed, not instantiated, no lookup counted
+            boolean room = offset >= DirEntries.DOT || reply.add(".", unnamed(dir), DirEntries.DOT);
+            if (room && offset < DirEntries.DOTDOT) room = reply.add("..", unnamed(dir.parent()), DirEntries.DOTDOT);
+            if (room) {
+                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT))) {
+                    if (!reply.add(d.name(), entry(d.node()), d.cookie())) break;
+                    d.node().lookedUp();
+                }
+            }
+        } finally {
+            dir.content.readLock().unlock();
+        }
+        reply.send();
+    }
+
+    @Override
+    public void releasedir(RequestContext ctx, long nodeid, long fh, int flags, StatusReply reply) {
+        reply.ok();
+    }
+
+    @Override
+    public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
+        reply.ok();
+    }
+
+    // ---- attributes --------------------------------------------------------------------------------------
+
+    @Override
+    public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
+        reply.attr(table.get(nodeid).attr(), attrNanos);
+    }
+
+    @Override
+    public void statx(RequestContext ctx, long nodeid, long fh, int flags, int mask, StatxReply reply) {
+        final int basicStatsAndBtime = 0x7ff | 0x800;
+        reply.statx(table.get(nodeid).attr(), basicStatsAndBtime, attrNanos);
+    }
+
+    @Override
+    public void setattr(RequestContext ctx, long nodeid, SetAttr s, AttrReply reply) {
+        Inode n = table.get(nodeid);
+        Timespec now = Timespec.now();
+        if (s.hasSize()) truncate(n, s.size(), now);
+        if (s.hasMode()) n.chmod(s.mode());
+        if (s.hasUid() || s.hasGid()) n.chown(s.hasUid() ? s.uid() : n.uid(), s.hasGid() ? s.gid() : n.gid());
+        if (s.killSuidGid() && n instanceof FileNode) n.killSuidSgid();
+        Timespec a = s.hasAtime() ? (s.atimeNow() ? now : new Timespec(s.atimeSec(), s.atimeNsec())) : null;
+        Timespec m = s.hasMtime() ? (s.mtimeNow() ? now : new Timespec(s.mtimeSec(), s.mtimeNsec())) : null;
+        Timespec c = s.hasCtime() ? new Timespec(s.ctimeSec(), s.ctimeNsec()) : now;
+        n.times(a, m, c);
+        reply.attr(n.attr(), attrNanos);
+    }
+
+    @Override
+    public void access(RequestContext ctx, long nodeid, int mask, StatusReply reply) {
+        Attr a = table.get(nodeid).attr();
+        int want = mask & 7;
+        boolean ok;
+        if (ctx.uid() == 0) {
+            // root may read and write anything, and execute what anyone may execute (or search any directory)
+            ok = (want & 1) == 0 || a.isDirectory() || (a.mode() & 0111) != 0;
+        } else {
+            int shift = ctx.uid() == a.uid() ? 6 : ctx.gid() == a.gid() ? 3 : 0;
+            ok = ((a.mode() >> shift) & want) == want;
+        }
+        if (ok) reply.ok();
+        else reply.error(Errno.EACCES);
+    }
+
+    @Override
+    public void statfs(RequestContext ctx, long nodeid, StatfsReply reply) {
+        reply.statfs(table.limits.statfs());
+    }
+
+    @Override
+    public void syncfs(RequestContext ctx, long nodeid, StatusReply reply) {
+        reply.ok();
+    }
+
+    // ---- xattrs ------------------------------------------------------------------------------------------
+
+    @Override
+    public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
+        XattrMap.checkNamespace(name);
+        Inode n = table.get(nodeid);
+        n.xattrs.set(name, value.toArray(ValueLayout.JAVA_BYTE), flags, table.limits);
+        n.changed(Timespec.now());
+        reply.ok();
+    }
+
+    @Override
+    public void getxattr(RequestContext ctx, long nodeid, String name, int size, XattrReply reply) {
+        XattrMap.checkNamespace(name);
+        reply.value(table.get(nodeid).xattrs.get(name));
+    }
+
+    @Override
+    public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
+        reply.names(table.get(nodeid).xattrs.names());
+    }
+
+    @Override
+    public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
+        XattrMap.checkNamespace(name);
+        Inode n = table.get(nodeid);
+        n.xattrs.remove(name, table.limits);
+        n.changed(Timespec.now());
+        reply.ok();
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------------
+
+    private Entry entry(Inode n) {
+        return new Entry(n.ino, table.generation, n.attr(), entryNanos, attrNanos);
+    }
+
+    private static Entry unnamed(Inode n) {
+        return new Entry(0, 0, n.attr(), 0, 0);
+    }
+
+    /** New files belong to the caller's group, or to the directory's group if it is setgid (BSD semantics). */
+    private static int newGid(RequestContext ctx, DirNode dir) {
+        return (dir.mode() & S_ISGID) != 0 ? dir.gid() : ctx.gid();
+    }
+
+    /** Statistics for tests and tools: inodes in use and bytes of capacity in use. */
+    long usedInodes() { return table.limits.usedInodes(); }
+
+    long usedBytes() { return table.limits.usedBytes(); }
 }

@@ -1,0 +1,123 @@
+package dev.ringfuse.fs.memfs;
+
+import dev.ringfuse.lowlevel.Attr;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * One file of any type. Its node id is its inode number: numbers are never reused within one
+ * {@link MemFs}, so a node id stays unique without a generation bump (the generation only tells apart
+ * instances, see {@link InodeTable}).
+ *
+ * <p><b>Locks</b>, in the order they are taken (see also {@link Namespace}):
+ * <ol>
+ *   <li>{@link #content}: a directory's entries or a file's bytes; symlinks and special files have no
+ *       content but the lock exists so every node looks the same.</li>
+ *   <li>the object monitor ({@code synchronized}): the metadata fields below. A leaf: nothing else is
+ *       acquired while holding it, and it is held only for a few field reads or writes.</li>
+ * </ol>
+ */
+abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode {
+    final long ino;
+    final ReentrantReadWriteLock content = new ReentrantReadWriteLock();
+    final XattrMap xattrs = new XattrMap();
+    private final Timespec btime;
+
+    // guarded by this
+    private int mode;
+    private int uid;
+    private int gid;
+    private int nlink;
+    private long lookups;
+    private Timespec atime;
+    private Timespec mtime;
+    private Timespec ctime;
+
+    Inode(long ino, int mode, int uid, int gid, int nlink) {
+        this.ino = ino;
+        this.mode = mode;
+        this.uid = uid;
+        this.gid = gid;
+        this.nlink = nlink;
+        Timespec now = Timespec.now();
+        this.btime = atime = mtime = ctime = now;
+    }
+
+    /** File size as stat reports it. */
+    abstract long size();
+
+    /** Bytes of memory held for the contents, reported as st_blocks. */
+    long allocated() { return 0; }
+
+    int rdev() { return 0; }
+
+    /** Gives back the memory of the contents once the inode is gone for good. */
+    void free(Limits limits) {
+        limits.release(xattrs.clear());
+    }
+
+    final int type() { return mode & Attr.S_IFMT; }
+
+    final boolean isDir() { return type() == Attr.S_IFDIR; }
+
+    synchronized Attr attr() {
+        return new Attr(ino, mode, nlink, uid, gid, rdev(), size(), (allocated() + 511) / 512, ChunkStore.PAGE,
+                atime.sec(), atime.nsec(), mtime.sec(), mtime.nsec(), ctime.sec(), ctime.nsec(),
+                btime.sec(), btime.nsec());
+    }
+
+    synchronized int mode() { return mode; }
+
+    synchronized int uid() { return uid; }
+
+    synchronized int gid() { return gid; }
+
+    synchronized int nlink() { return nlink; }
+
+    /** Keeps the type bits; only permission, suid, sgid and sticky bits change. */
+    synchronized void chmod(int newMode) { mode = (mode & Attr.S_IFMT) | (newMode & 07777); }
+
+    synchronized void chown(int newUid, int newGid) {
+        uid = newUid;
+        gid = newGid;
+    }
+
+    /** HANDLE_KILLPRIV semantics: suid always, sgid only when group-executable (else it means mandatory locking). */
+    synchronized void killSuidSgid() {
+        mode &= ~04000;
+        if ((mode & 02010) == 02010) mode &= ~02000;
+    }
+
+    synchronized void addLinks(int delta) { nlink += delta; }
+
+    synchronized void setLinks(int n) { nlink = n; }
+
+    synchronized void lookedUp() { lookups++; }
+
+    /** Drops {@code n} lookups; true if nothing refers to the inode any more. */
+    synchronized boolean forget(long n) {
+        lookups = Math.max(0, lookups - n);
+        return unreferenced();
+    }
+
+    synchronized boolean unreferenced() { return lookups == 0 && nlink == 0; }
+
+    synchronized void times(Timespec a, Timespec m, Timespec c) {
+        if (a != null) atime = a;
+        if (m != null) mtime = m;
+        if (c != null) ctime = c;
+    }
+
+    /** The inode changed (chmod, chown, link count, xattrs, rename). */
+    void changed(Timespec now) { times(null, null, now); }
+
+    /** The contents changed (write, truncate, entries added or removed). */
+    void modified(Timespec now) { times(null, now, now); }
+
+    /**
+     * relatime, as tmpfs mounts by default: atime moves only if it is older than mtime or ctime, or a day old.
+     * Keeps reads from writing metadata on every call.
+     */
+    synchronized void accessed(Timespec now) {
+        if (!atime.isAfter(mtime) || !atime.isAfter(ctime) || now.sec() - atime.sec() >= 24 * 3600) atime = now;
+    }
+}

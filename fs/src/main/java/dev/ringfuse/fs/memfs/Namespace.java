@@ -1,0 +1,256 @@
+package dev.ringfuse.fs.memfs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
+
+/**
+ * The directory tree: lookup and every call that adds, removes or moves a name.
+ *
+ * <p><b>Lock order</b> (never take an earlier lock while holding a later one):
+ * <ol>
+ *   <li>{@link #renameLock}: held by renames between two directories. It freezes the shape of the tree (no
+ *       other call moves a directory), which makes the ancestor tests below and the next rule sound.</li>
+ *   <li>directory content locks, ancestor before descendant; two unrelated directories (only a rename
+ *       holds two) by node id;</li>
+ *   <li>a file's content lock;</li>
+ *   <li>inode monitors (leaf locks, see {@link Inode}).</li>
+ * </ol>
+ * Lookups and readdir take the directory's read lock, so they run in parallel (PARALLEL_DIROPS); changes
+ * take its write lock. A lookup reference is counted while the parent's lock is held, so an unlink cannot
+ * free a node between being found and being counted.
+ */
+final class Namespace {
+    static final int RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2;
+
+    private final InodeTable table;
+    private final ReentrantLock renameLock = new ReentrantLock();
+
+    Namespace(InodeTable table) {
+        this.table = table;
+    }
+
+    static void checkName(String name) {
+        if (name.length() > Limits.NAME_MAX / 3 && name.getBytes(StandardCharsets.UTF_8).length > Limits.NAME_MAX) {
+            throw new FuseException(Errno.ENAMETOOLONG);
+        }
+    }
+
+    /** Finds {@code name} and counts a lookup reference on it; null if absent. "." and ".." work too (NFS export). */
+    Inode lookup(DirNode dir, String name) {
+        checkName(name);
+        if (name.equals(".") || name.equals("..")) {
+            Inode n = name.equals(".") ? dir : dir.parent();
+            n.lookedUp();
+            return n;
+        }
+        Lock l = dir.content.readLock();
+        l.lock();
+        try {
+            Inode n = dir.entries.get(name);
+            if (n != null) n.lookedUp();
+            return n;
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /**
+     * Adds a new node made by {@code factory} (given its inode number) as {@code name}; counts a lookup on it.
+     */
+    <T extends Inode> T create(DirNode dir, String name, LongFunction<T> factory) {
+        checkName(name);
+        Lock l = dir.content.writeLock();
+        l.lock();
+        try {
+            checkAlive(dir);
+            if (dir.entries.get(name) != null) throw new FuseException(Errno.EEXIST);
+            T node = factory.apply(table.newIno());
+            table.add(node);
+            dir.entries.put(name, node);
+            if (node.isDir()) dir.addLinks(1);
+            dir.modified(Timespec.now());
+            node.lookedUp();
+            return node;
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /** A new node without a name (O_TMPFILE); lives until the kernel forgets it unless linked. */
+    <T extends Inode> T createUnnamed(DirNode dir, LongFunction<T> factory) {
+        checkAlive(dir);
+        T node = factory.apply(table.newIno());
+        table.add(node);
+        node.lookedUp();
+        return node;
+    }
+
+    void link(Inode node, DirNode dir, String name) {
+        checkName(name);
+        if (node.isDir()) throw new FuseException(Errno.EPERM);
+        Lock l = dir.content.writeLock();
+        l.lock();
+        try {
+            checkAlive(dir);
+            if (dir.entries.get(name) != null) throw new FuseException(Errno.EEXIST);
+            if (node.nlink() == Integer.MAX_VALUE) throw new FuseException(Errno.EMLINK);
+            dir.entries.put(name, node);
+            node.addLinks(1);
+            Timespec now = Timespec.now();
+            node.changed(now);
+            dir.modified(now);
+            node.lookedUp();
+        } finally {
+            l.unlock();
+        }
+    }
+
+    void unlink(DirNode dir, String name) {
+        Inode child;
+        Lock l = dir.content.writeLock();
+        l.lock();
+        try {
+            child = dir.entries.get(name);
+            if (child == null) throw new FuseException(Errno.ENOENT);
+            if (child.isDir()) throw new FuseException(Errno.EISDIR);
+            dir.entries.remove(name);
+            child.addLinks(-1);
+            Timespec now = Timespec.now();
+            child.changed(now);
+            dir.modified(now);
+        } finally {
+            l.unlock();
+        }
+        table.releaseIfUnreferenced(child);
+    }
+
+    void rmdir(DirNode dir, String name) {
+        DirNode child;
+        Lock l = dir.content.writeLock();
+        l.lock();
+        try {
+            Inode n = dir.entries.get(name);
+            if (n == null) throw new FuseException(Errno.ENOENT);
+            if (!(n instanceof DirNode d)) throw new FuseException(Errno.ENOTDIR);
+            child = d;
+            Lock cl = child.content.writeLock();
+            cl.lock();
+            try {
+                if (!child.entries.isEmpty()) throw new FuseException(Errno.ENOTEMPTY);
+                dir.entries.remove(name);
+                child.setLinks(0);
+            } finally {
+                cl.unlock();
+            }
+            dir.addLinks(-1);
+            Timespec now = Timespec.now();
+            child.changed(now);
+            dir.modified(now);
+        } finally {
+            l.unlock();
+        }
+        table.releaseIfUnreferenced(child);
+    }
+
+    /** rename(2) and renameat2(2) with RENAME_NOREPLACE or RENAME_EXCHANGE. */
+    void rename(DirNode from, String name, DirNode to, String newName, int flags) {
+        if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) != 0
+                || flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+            throw new FuseException(Errno.EINVAL);
+        }
+        checkName(newName);
+        boolean cross = from != to;
+        if (cross) renameLock.lock();
+        Inode replaced = null;
+        try {
+            DirNode a = !cross || from.isAncestorOf(to) || (!to.isAncestorOf(from) && from.ino < to.ino) ? from : to;
+            DirNode b = a == from ? to : from;
+            a.content.writeLock().lock();
+            try {
+                if (cross) b.content.writeLock().lock();
+                try {
+                    replaced = renameLocked(from, name, to, newName, flags);
+                } finally {
+                    if (cross) b.content.writeLock().unlock();
+                }
+            } finally {
+                a.content.writeLock().unlock();
+            }
+        } finally {
+            if (cross) renameLock.unlock();
+        }
+        if (replaced != null) table.releaseIfUnreferenced(replaced);
+    }
+
+    /** Returns the inode that lost its name, if any. Both parents are write-locked. */
+    private Inode renameLocked(DirNode from, String name, DirNode to, String newName, int flags) {
+        boolean exchange = (flags & RENAME_EXCHANGE) != 0;
+        Inode src = from.entries.get(name);
+        if (src == null) throw new FuseException(Errno.ENOENT);
+        Inode dst = to.entries.get(newName);
+        if (exchange && dst == null) throw new FuseException(Errno.ENOENT);
+        if ((flags & RENAME_NOREPLACE) != 0 && dst != null) throw new FuseException(Errno.EEXIST);
+        if (src == dst) return null;
+        if (src instanceof DirNode sd && sd.isAncestorOf(to)) throw new FuseException(Errno.EINVAL);
+        if (exchange && dst instanceof DirNode dd && dd.isAncestorOf(from)) throw new FuseException(Errno.EINVAL);
+        Timespec now = Timespec.now();
+        if (exchange) {
+            from.entries.put(name, dst);
+            to.entries.put(newName, src);
+            moved(src, from, to);
+            moved(dst, to, from);
+            src.changed(now);
+            dst.changed(now);
+        } else {
+            if (dst != null) checkReplaceable(src, dst, from);
+            from.entries.remove(name);
+            to.entries.put(newName, src);
+            moved(src, from, to);
+            src.changed(now);
+            if (dst != null && !dst.isDir()) dst.addLinks(-1);
+            if (dst != null) dst.changed(now);
+        }
+        from.modified(now);
+        to.modified(now);
+        return exchange ? null : dst;
+    }
+
+    /**
+     * A directory may replace only an empty directory, which is then removed as by rmdir (under its lock,
+     * so nothing is created in it meanwhile); anything else may replace only a non-directory.
+     */
+    private static void checkReplaceable(Inode src, Inode dst, DirNode from) {
+        if (src.isDir() && !dst.isDir()) throw new FuseException(Errno.ENOTDIR);
+        if (!src.isDir() && dst.isDir()) throw new FuseException(Errno.EISDIR);
+        if (dst instanceof DirNode dd) {
+            // an ancestor of the source holds it, so it is not empty; locking it here would break the order
+            if (dd.isAncestorOf(from)) throw new FuseException(Errno.ENOTEMPTY);
+            Lock l = dd.content.writeLock();
+            l.lock();
+            try {
+                if (!dd.entries.isEmpty()) throw new FuseException(Errno.ENOTEMPTY);
+                dd.setLinks(0);
+            } finally {
+                l.unlock();
+            }
+            dd.parent().addLinks(-1);
+        }
+    }
+
+    /** A directory that changes parent takes its ".." link along. */
+    private static void moved(Inode node, DirNode from, DirNode to) {
+        if (node instanceof DirNode d && from != to) {
+            d.parent(to);
+            from.addLinks(-1);
+            to.addLinks(1);
+        }
+    }
+
+    private static void checkAlive(DirNode dir) {
+        if (dir.nlink() == 0) throw new FuseException(Errno.ENOENT);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.ringfuse.fs.memfs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Extended attributes of one inode. The kernel has already checked the caller's right to the namespace
+ * (trusted.* needs CAP_SYS_ADMIN, user.* only on files and directories), the name length (255) and the value
+ * size (64 KiB); this class applies the namespaces tmpfs knows and the create/replace flags.
+ *
+ * <p>Thread-safe through its own monitor, a leaf lock like the inode's.
+ */
+final class XattrMap {
+    static final int XATTR_CREATE = 1, XATTR_REPLACE = 2;
+
+    // guarded by this; null until the first attribute, as most files never have one
+    private Map<String, byte[]> values;
+    private long bytes;
+
+    /**
+     * Accepts the namespaces tmpfs supports. POSIX ACLs are stored as opaque values: memfs does not
+     * negotiate POSIX_ACL, so the kernel neither enforces nor normally forwards them.
+     */
+    static void checkNamespace(String name) {
+        if (name.startsWith("user.") || name.startsWith("trusted.") || name.startsWith("security.")
+                || name.equals("system.posix_acl_access") || name.equals("system.posix_acl_default")) {
+            return;
+        }
+        throw new FuseException(Errno.EOPNOTSUPP);
+    }
+
+    synchronized byte[] get(String name) {
+        byte[] v = values == null ? null : values.get(name);
+        if (v == null) throw new FuseException(Errno.ENODATA);
+        return v;
+    }
+
+    /** Sets {@code name}; the space the value needs is reserved before anything changes. */
+    synchronized void set(String name, byte[] value, int flags, ChunkStore.Space space) {
+        byte[] old = values == null ? null : values.get(name);
+        if (old != null && (flags & XATTR_CREATE) != 0) throw new FuseException(Errno.EEXIST);
+        if (old == null && (flags & XATTR_REPLACE) != 0) throw new FuseException(Errno.ENODATA);
+        long cost = cost(name, value) - (old == null ? 0 : cost(name, old));
+        if (cost > 0) space.reserve(cost);
+        else space.release(-cost);
+        if (values == null) values = new TreeMap<>();
+        values.put(name, value);
+        bytes += cost;
+    }
+
+    synchronized void remove(String name, ChunkStore.Space space) {
+        byte[] old = values == null ? null : values.remove(name);
+        if (old == null) throw new FuseException(Errno.ENODATA);
+        long cost = cost(name, old);
+        bytes -= cost;
+        space.release(cost);
+    }
+
+    synchronized List<String> names() {
+        return values == null ? List.of() : List.copyOf(values.keySet());
+    }
+
+    /** Forgets everything; returns the bytes to give back. */
+    synchronized long clear() {
+        long b = bytes;
+        values = null;
+        bytes = 0;
+        return b;
+    }
+
+    private static long cost(String name, byte[] value) {
+        return name.getBytes(StandardCharsets.UTF_8).length + 1L + value.length;
+    }
+}
