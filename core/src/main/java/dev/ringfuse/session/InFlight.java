@@ -1,0 +1,32 @@
+package dev.ringfuse.session;
+
+import dev.ringfuse.kernel.Opcode;
+
+/**
+ * What the session keeps of a request between dispatch and reply, apart from its reply handle: the
+ * in-flight table and the Cleaner hold this, never the handle, so a handle the filesystem drops can be
+ * reclaimed and answered EIO.
+ */
+final class InFlight implements Runnable {
+    final long unique;
+    final Opcode op;
+    final Exchange exchange;
+    final Session session;
+    volatile boolean interrupted;
+    volatile boolean done;
+
+    InFlight(Session session, long unique, Opcode op, Exchange exchange) {
+        this.session = session;
+        this.unique = unique;
+        this.op = op;
+        this.exchange = exchange;
+    }
+
+    /** The Cleaner's action: the handle became unreachable; answer EIO if nobody did. */
+    @Override
+    public void run() {
+        if (done) return;
+        done = true;
+        session.abandoned(this);
+    }
+}

@@ -1,0 +1,139 @@
+package dev.ringfuse.session;
+
+import dev.ringfuse.Mount;
+import dev.ringfuse.MountException;
+import dev.ringfuse.MountMethod;
+import dev.ringfuse.TransportKind;
+import dev.ringfuse.mount.MountInfo;
+import dev.ringfuse.mount.Mounter;
+import dev.ringfuse.sys.Libc;
+import dev.ringfuse.transport.DevFuseTransport;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A mount served by this JVM. Close: unmount (lazily if busy), wait for the readers to see ENODEV, abort
+ * the connection through fusectl if they do not, end the session, free descriptors and buffers.
+ */
+final class LiveMount implements Mount {
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse");
+
+    private final Path mountpoint;
+    private final MountMethod method;
+    private final int fd;
+    private final CountDownLatch gone = new CountDownLatch(1);
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Session session;
+    private volatile DevFuseTransport transport;
+    private volatile TransportKind kind;
+    private volatile int connection = -1;
+    private Thread hook;
+
+    LiveMount(Path mountpoint, MountMethod method, int fd) {
+        this.mountpoint = mountpoint;
+        this.method = method;
+        this.fd = fd;
+    }
+
+    void attach(Session session, DevFuseTransport transport, TransportKind kind) {
+        this.session = session;
+        this.transport = transport;
+        this.kind = kind;
+    }
+
+    void ready() {
+        MountInfo.at(mountpoint).filter(MountInfo::isFuse).ifPresent(i -> connection = i.minor());
+        hook = Thread.ofPlatform().unstarted(this::closeFromHook);
+        try {
+            Runtime.getRuntime().addShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            hook = null;
+        }
+    }
+
+    private void closeFromHook() {
+        hook = null;
+        close();
+    }
+
+    /** The transport's readers all stopped: unmounted from outside, aborted, or closed here. */
+    void transportEnded() {
+        Session s = session;
+        if (s != null) s.end();
+        gone.countDown();
+    }
+
+    @Override public Path mountpoint() { return mountpoint; }
+    @Override public TransportKind transport() { return kind; }
+
+    @Override
+    public String describe() {
+        return mountpoint + " (transport " + kind.name().toLowerCase(java.util.Locale.ROOT) + ", "
+                + session.options().threads() + " threads, " + method.name().toLowerCase(java.util.Locale.ROOT) + " mount)";
+    }
+
+    @Override public boolean isAlive() { return gone.getCount() > 0; }
+
+    @Override
+    public void awaitUnmount() throws InterruptedException {
+        gone.await();
+    }
+
+    @Override
+    public boolean awaitUnmount(Duration timeout) throws InterruptedException {
+        return gone.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            awaitQuietly(Duration.ofSeconds(10));
+            return;
+        }
+        Thread h = hook;
+        if (h != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(h);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or about to: fine
+            }
+        }
+        if (isAlive()) {
+            try {
+                Mounter.unmount(mountpoint, method);
+            } catch (MountException e) {
+                LOG.log(System.Logger.Level.WARNING, e.getMessage());
+            }
+        }
+        DevFuseTransport t = transport;
+        try {
+            if (t != null && !t.awaitEnd(2, TimeUnit.SECONDS)) {
+                // lazily detached while busy, or a reader is stuck in a callback: abort the connection
+                if (connection >= 0 && !Mounter.abort(connection)) {
+                    LOG.log(System.Logger.Level.WARNING, "cannot abort FUSE connection " + connection);
+                }
+                if (!t.awaitEnd(5, TimeUnit.SECONDS)) {
+                    LOG.log(System.Logger.Level.WARNING, "readers of " + mountpoint + " did not stop; left as daemon threads");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Session s = session;
+        if (s != null) s.end();
+        if (t != null) t.close();
+        Libc.close(fd);
+        gone.countDown();
+    }
+
+    private void awaitQuietly(Duration d) {
+        try {
+            gone.await(d.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package dev.ringfuse.session;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.MountOptions;
+import dev.ringfuse.kernel.Fuse;
+import dev.ringfuse.kernel.Opcode;
+import dev.ringfuse.lowlevel.Capability;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.protocol.Decoder;
+import dev.ringfuse.protocol.Request;
+import java.lang.ref.Cleaner;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One FUSE connection's protocol state: INIT, the decoder it configures, the in-flight table, and the
+ * answer to every request the filesystem does not see (INIT, DESTROY, FORGET, INTERRUPT, NOTIFY_REPLY,
+ * malformed and unknown requests). Transports call {@link #handle} from any number of threads.
+ */
+public final class Session {
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse");
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final LowLevelFileSystem fs;
+    private final MountOptions options;
+    private final NotifierImpl notifier;
+    /** In-flight requests by unique, for INTERRUPT; holds InFlight records, never reply handles. */
+    private final ConcurrentHashMap<Long, InFlight> inflight = new ConcurrentHashMap<>();
+    private final CountDownLatch initDone = new CountDownLatch(1);
+    private final Set<Class<?>> loggedFailures = ConcurrentHashMap.newKeySet();
+    private volatile Decoder decoder = new Decoder(false);
+    private volatile Negotiation negotiation;
+    private volatile boolean ended;
+    private volatile boolean destroyed;
+    /** Called once INIT is negotiated, before its reply is sent; may veto by throwing. */
+    private final Consumer<Negotiation> beforeInitReply;
+
+    public Session(LowLevelFileSystem fs, MountOptions options, int devFd, Consumer<Negotiation> beforeInitReply) {
+        this.fs = fs;
+        this.options = options;
+        this.notifier = new NotifierImpl(devFd);
+        this.beforeInitReply = beforeInitReply;
+    }
+
+    public Decoder decoder() { return decoder; }
+
+    public MountOptions options() { return options; }
+
+    /** Waits for INIT to be answered; returns false on timeout. */
+    public boolean awaitInit(long timeout, TimeUnit unit) throws InterruptedException {
+        return initDone.await(timeout, unit);
+    }
+
+    /** Whether INIT completed. */
+    public boolean initialized() { return initDone.getCount() == 0; }
+
+    /** Whether {@code c} was negotiated (false before INIT). */
+    public boolean granted(Capability c) {
+        Negotiation n = negotiation;
+        return n != null && n.granted(c);
+    }
+
+    /** The negotiated max_write (the configured one before INIT). */
+    public int maxWrite() {
+        Negotiation n = negotiation;
+        return n == null ? options.maxWrite() : n.maxWrite();
+    }
+
+    /**
+     * Handles one decoded request whose buffer is {@code ex}. Returns true if the request is still pending
+     * (its reply will come later and will recycle {@code ex}); false if {@code ex} is free again.
+     */
+    public boolean handle(Request r, Exchange ex) {
+        switch (r) {
+            case Request.Init i -> init(i, ex);
+            case Request.Forget f -> forget(f.nodeid(), f.nlookup());
+            case Request.BatchForget b -> {
+                for (int k = 0; k < b.nodeids().length; k++) forget(b.nodeids()[k], b.nlookups()[k]);
+            }
+            case Request.Interrupt i -> interrupt(i, ex);
+            case Request.NotifyReply n -> notifier.retrieved(n);
+            case Request.Destroy d -> {
+                destroy();
+                ex.send(d.unique(), 0, 0, false);
+            }
+            case Request.Malformed m -> malformed(m, ex);
+            case Request.Unsupported u -> ex.send(u.unique(), -Errno.ENOSYS.code(), 0, false);
+            default -> {
+                return dispatch(r, ex);
+            }
+        }
+        return false;
+    }
+
+    private boolean dispatch(Request r, Exchange ex) {
+        Opcode op = Opcode.of(r.header().opcode());
+        InFlight f = new InFlight(this, r.unique(), op, ex);
+        ReplyHandle h = new ReplyHandle(f, r.header().uid(), r.header().gid(), r.header().pid(), Dispatch.umask(r),
+                Dispatch.limit(r), op == Opcode.COPY_FILE_RANGE_64);
+        inflight.put(f.unique, f);
+        try {
+            Dispatch.call(fs, r, h);
+        } catch (FuseException e) {
+            answerIfOpen(h, e.errno().code(), null);
+        } catch (Throwable t) {
+            answerIfOpen(h, Errno.EIO.code(), t);
+        }
+        if (h.goAsync()) {
+            CLEANER.register(h, f);
+            return true;
+        }
+        return false;
+    }
+
+    private void answerIfOpen(ReplyHandle h, int errno, Throwable t) {
+        if (t != null) logFailure(h, t);
+        if (h.isDone()) return;
+        try {
+            h.error(errno);
+        } catch (IllegalStateException raced) {
+            // completed by another thread meanwhile: that reply stands
+        }
+    }
+
+    private void logFailure(ReplyHandle h, Throwable t) {
+        if (t instanceof VirtualMachineError vme && !(t instanceof StackOverflowError)) {
+            LOG.log(System.Logger.Level.ERROR, "filesystem callback for " + h + " failed: " + t);
+        } else if (loggedFailures.add(t.getClass())) {
+            LOG.log(System.Logger.Level.WARNING, "filesystem callback for " + h + " threw; answered EIO", t);
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "filesystem callback for " + h + " threw " + t + "; answered EIO");
+        }
+    }
+
+    /** Called by a reply handle: the one reply of {@code f}. */
+    void reply(InFlight f, int error, int len, boolean recycle) {
+        f.done = true;
+        inflight.remove(f.unique);
+        f.exchange.send(f.unique, error, len, recycle);
+    }
+
+    /** Called by the Cleaner for a handle dropped without a reply. */
+    void abandoned(InFlight f) {
+        inflight.remove(f.unique);
+        if (ended) {
+            f.exchange.recycle();
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "reply handle for " + f.op + " (unique " + f.unique
+                + ") was dropped without a reply; answered EIO");
+        f.exchange.send(f.unique, -Errno.EIO.code(), 0, true);
+    }
+
+    private void forget(long nodeid, long nlookup) {
+        try {
+            fs.forget(nodeid, nlookup);
+        } catch (Throwable t) {
+            if (loggedFailures.add(t.getClass())) LOG.log(System.Logger.Level.WARNING, "forget threw", t);
+        }
+    }
+
+    private void interrupt(Request.Interrupt i, Exchange ex) {
+        InFlight target = inflight.get(i.targetUnique());
+        if (target != null) {
+            target.interrupted = true;
+        } else {
+            // not read yet (or already answered, in which case the kernel drops the interrupt): ask again later
+            ex.send(i.unique(), -Errno.EAGAIN.code(), 0, false);
+        }
+    }
+
+    private void malformed(Request.Malformed m, Exchange ex) {
+        LOG.log(System.Logger.Level.WARNING, "malformed request (unique " + m.unique() + "): " + m.reason());
+        Opcode op = Opcode.of(m.header().opcode());
+        if (m.unique() != 0 && (op == null || !op.noReply())) ex.send(m.unique(), -m.errno(), 0, false);
+    }
+
+    private void init(Request.Init i, Exchange ex) {
+        if (i.major() != Fuse.KERNEL_VERSION) {
+            if (i.major() > Fuse.KERNEL_VERSION) {
+                // the kernel will send a second INIT at our major
+                Negotiation n = new Negotiation(0, 0, options.maxWrite(), notifier);
+                ex.send(i.unique(), 0, n.encode(ex.body(), 0), false);
+            } else {
+                LOG.log(System.Logger.Level.ERROR, "kernel FUSE major " + i.major() + " is not supported");
+                ex.send(i.unique(), -71, 0, false);
+            }
+            return;
+        }
+        Negotiation n = new Negotiation(i.minor(), i.flags(), options.maxWrite(), notifier);
+        try {
+            fs.init(n);
+            beforeInitReply.accept(n);
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.ERROR, "filesystem init failed; refusing the connection", t);
+            ex.send(i.unique(), -Errno.EIO.code(), 0, false);
+            return;
+        }
+        decoder = new Decoder(n.granted(Capability.SETXATTR_EXT));
+        negotiation = n;
+        ex.send(i.unique(), 0, n.encode(ex.body(), i.maxReadahead()), false);
+        initDone.countDown();
+    }
+
+    /** Ends the session: no further replies; the filesystem's destroy runs once. */
+    public void end() {
+        ended = true;
+        destroy();
+        notifier.end();
+    }
+
+    private void destroy() {
+        if (destroyed) return;
+        synchronized (this) {
+            if (destroyed) return;
+            destroyed = true;
+        }
+        if (!initialized()) return;
+        try {
+            fs.destroy();
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "filesystem destroy threw", t);
+        }
+    }
+
+    /** The notifier of this connection. */
+    public NotifierImpl notifier() { return notifier; }
+
+    /** Requests currently in flight. */
+    public int inFlight() { return inflight.size(); }
+}

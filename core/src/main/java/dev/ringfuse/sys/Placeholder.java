@@ -1,2 +1,0 @@
-package dev.ringfuse.sys;
-final class Placeholder {}
