@@ -65,6 +65,7 @@ public final class FuseMount implements BeforeAllCallback, AfterAllCallback, Bef
     private Duration timeout = Duration.ofMinutes(2);
     private Duration closeTimeout = Duration.ofSeconds(30);
     private Setup beforeMount = () -> {};
+    private boolean freshDirectories = true;
 
     private Path mountpoint;
     private Mount mount;
@@ -106,6 +107,15 @@ public final class FuseMount implements BeforeAllCallback, AfterAllCallback, Bef
         return this;
     }
 
+    /**
+     * Whether each test gets a fresh subdirectory (default true). Turn it off for read-only filesystems:
+     * {@link #testDir()} is then the root.
+     */
+    public FuseMount freshDirectories(boolean fresh) {
+        this.freshDirectories = fresh;
+        return this;
+    }
+
     /** The mount point: the root of the mounted filesystem. */
     public Path root() {
         if (mountpoint == null) throw new IllegalStateException("not mounted: use root() inside a test");
@@ -138,6 +148,10 @@ public final class FuseMount implements BeforeAllCallback, AfterAllCallback, Bef
     @Override
     public void beforeEach(ExtensionContext context) throws Exception {
         if (mount == null) mountNow(context.getRequiredTestClass().getSimpleName());
+        if (!freshDirectories) {
+            testDir = mountpoint;
+            return;
+        }
         String name = context.getTestMethod().map(Method::getName).orElse("test");
         testDir = mountpoint.resolve(name + "-" + (++tests));
         Files.createDirectory(testDir);
