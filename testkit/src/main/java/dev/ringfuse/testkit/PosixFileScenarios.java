@@ -4,6 +4,7 @@ import static dev.ringfuse.testkit.internal.Check.assertErrno;
 import static dev.ringfuse.testkit.internal.Check.file;
 import static dev.ringfuse.testkit.internal.Check.pattern;
 import static dev.ringfuse.testkit.internal.Check.s;
+import static dev.ringfuse.testkit.internal.Check.withFd;
 import static java.nio.file.StandardOpenOption.APPEND;
 import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
@@ -114,14 +115,11 @@ public interface PosixFileScenarios extends ScenarioContext {
     @Test
     default void readsAtAndPastTheEndReturnNothing() throws Exception {
         Path f = file(dir().resolve("f"), pattern(6, 1000));
-        int fd = Libc.open(s(f), Libc.O_RDONLY, 0);
-        try {
+        withFd(f, Libc.O_RDONLY, fd -> {
             assertEquals(0, Libc.pread(fd, 100, 1000).length);
             assertEquals(0, Libc.pread(fd, 100, 1 << 30).length);
             assertEquals(10, Libc.pread(fd, 100, 990).length);
-        } finally {
-            Libc.close(fd);
-        }
+        });
     }
 
     @Test
@@ -192,8 +190,7 @@ public interface PosixFileScenarios extends ScenarioContext {
     @Test
     default void unlinkedOpenFileStaysReadableAndWritable() throws Exception {
         Path f = file(dir().resolve("f"), "before");
-        int fd = Libc.open(s(f), Libc.O_RDWR, 0);
-        try {
+        withFd(f, Libc.O_RDWR, fd -> {
             Files.delete(f);
             assertFalse(Files.exists(f));
             assertEquals(0, Libc.fstat(fd).nlink());
@@ -201,9 +198,7 @@ public interface PosixFileScenarios extends ScenarioContext {
             assertEquals("beforeafter-unlink", new String(Libc.pread(fd, 100, 0)));
             assertEquals(18, Libc.fstat(fd).size());
             assertEquals(0, Libc.listDir(s(dir()), 4096).size());
-        } finally {
-            Libc.close(fd);
-        }
+        });
     }
 
     @Test
@@ -211,8 +206,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         Path a = file(dir().resolve("a"), "new content");
         Path b = file(dir().resolve("b"), "old content");
         long inoA = Libc.stat(s(a)).ino();
-        int fd = Libc.open(s(b), Libc.O_RDWR, 0);
-        try {
+        withFd(b, Libc.O_RDWR, fd -> {
             Files.move(a, b, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             assertEquals("old content", new String(Libc.pread(fd, 100, 0)));
             assertEquals(0, Libc.fstat(fd).nlink());
@@ -220,8 +214,6 @@ public interface PosixFileScenarios extends ScenarioContext {
             assertEquals("OLD content", new String(Libc.pread(fd, 100, 0)));
             assertEquals("new content", Files.readString(b));
             assertEquals(inoA, Libc.stat(s(b)).ino());
-        } finally {
-            Libc.close(fd);
-        }
+        });
     }
 }

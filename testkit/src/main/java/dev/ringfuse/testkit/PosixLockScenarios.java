@@ -3,6 +3,7 @@ package dev.ringfuse.testkit;
 import static dev.ringfuse.testkit.internal.Check.assertErrno;
 import static dev.ringfuse.testkit.internal.Check.file;
 import static dev.ringfuse.testkit.internal.Check.s;
+import static dev.ringfuse.testkit.internal.Check.withFd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,8 +30,7 @@ public interface PosixLockScenarios extends ScenarioContext {
     default void recordLocksConflictAcrossProcesses() throws Exception {
         requires(Feature.POSIX_LOCKS);
         Path f = file(dir().resolve("f"), "0123456789".repeat(100));
-        int fd = Libc.open(s(f), Libc.O_RDWR, 0);
-        try {
+        withFd(f, Libc.O_RDWR, fd -> {
             Libc.setlk(fd, Libc.F_SETLK, Libc.F_WRLCK, 0, 100);
             Libc.setlk(fd, Libc.F_SETLK, Libc.F_RDLCK, 500, 100);
             Procs.Result r = Procs.python(GETLK + """
@@ -60,9 +60,7 @@ public interface PosixLockScenarios extends ScenarioContext {
                     t("write-whole", lambda: setlk(fd, fcntl.F_WRLCK, 0, 0))
                     """, s(f));
             assertEquals("OK", after.outcomes().get("write-whole"), after.err());
-        } finally {
-            Libc.close(fd);
-        }
+        });
     }
 
     @Test
@@ -103,8 +101,7 @@ public interface PosixLockScenarios extends ScenarioContext {
     default void flockIsExclusiveAcrossProcesses() throws Exception {
         requires(Feature.FLOCK);
         Path f = file(dir().resolve("f"), "x");
-        int fd = Libc.open(s(f), Libc.O_RDONLY, 0);
-        try {
+        withFd(f, Libc.O_RDONLY, fd -> {
             Libc.flock(fd, Libc.LOCK_EX);
             assertEquals(42, Procs.run("flock", "-n", "-E", "42", s(f), "true").exit(), "exclusive blocks exclusive");
             assertEquals(42, Procs.run("flock", "-s", "-n", "-E", "42", s(f), "true").exit(), "exclusive blocks shared");
@@ -122,9 +119,7 @@ public interface PosixLockScenarios extends ScenarioContext {
                 holder.awaitOutput("LOCKED", Duration.ofSeconds(30));
                 assertErrno(Errno.EAGAIN, () -> Libc.flock(fd, Libc.LOCK_EX | Libc.LOCK_NB));
             }
-        } finally {
-            Libc.close(fd);
-        }
+        });
         int again = Libc.open(s(f), Libc.O_RDONLY, 0);
         try {
             long end = System.nanoTime() + 10_000_000_000L;

@@ -4,6 +4,7 @@ import static dev.ringfuse.testkit.internal.Check.assertErrno;
 import static dev.ringfuse.testkit.internal.Check.file;
 import static dev.ringfuse.testkit.internal.Check.pattern;
 import static dev.ringfuse.testkit.internal.Check.s;
+import static dev.ringfuse.testkit.internal.Check.withFd;
 import static dev.ringfuse.testkit.internal.Check.umask;
 import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
@@ -56,8 +57,7 @@ public interface PosixSpaceScenarios extends ScenarioContext {
     default void fallocateAllocatesKeepsSizeAndPunchesHoles() throws Exception {
         requires(Feature.FALLOCATE);
         Path f = Files.createFile(dir().resolve("f"));
-        int fd = Libc.open(s(f), Libc.O_RDWR, 0);
-        try {
+        withFd(f, Libc.O_RDWR, fd -> {
             Libc.fallocate(fd, 0, 0, MIB);
             Stat st = Libc.fstat(fd);
             assertEquals(MIB, st.size());
@@ -81,17 +81,14 @@ public interface PosixSpaceScenarios extends ScenarioContext {
             assertArrayEquals(expect, Libc.pread(fd, (int) MIB, 0));
 
             assertErrno(Errno.EOPNOTSUPP, () -> Libc.fallocate(fd, Libc.FALLOC_FL_PUNCH_HOLE, 0, 4096));
-        } finally {
-            Libc.close(fd);
-        }
+        });
     }
 
     @Test
     default void seekDataAndSeekHoleFindTheExtents() throws Exception {
         requires(Feature.SEEK_HOLE);
         Path f = Files.createFile(dir().resolve("f"));
-        int fd = Libc.open(s(f), Libc.O_RDWR, 0);
-        try {
+        withFd(f, Libc.O_RDWR, fd -> {
             Libc.pwrite(fd, pattern(13, (int) (64 * KIB)), 0);
             Libc.pwrite(fd, pattern(14, (int) (64 * KIB)), MIB);
             Libc.truncate(s(f), 2 * MIB);
@@ -104,9 +101,7 @@ public interface PosixSpaceScenarios extends ScenarioContext {
             assertErrno(Errno.ENXIO, () -> Libc.lseek(fd, MIB + 64 * KIB, Libc.SEEK_DATA));
             assertErrno(Errno.ENXIO, () -> Libc.lseek(fd, 2 * MIB, Libc.SEEK_DATA));
             assertErrno(Errno.ENXIO, () -> Libc.lseek(fd, 2 * MIB, Libc.SEEK_HOLE));
-        } finally {
-            Libc.close(fd);
-        }
+        });
     }
 
     @Test

@@ -17,6 +17,20 @@ public final class Check {
     @FunctionalInterface
     public interface Step { void run() throws Exception; }
 
+    /** Work on an open file descriptor. */
+    @FunctionalInterface
+    public interface FdBody { void run(int fd) throws Exception; }
+
+    /** Opens {@code p} with {@code flags}, runs {@code body} on the descriptor, always closes it. */
+    public static void withFd(Path p, int flags, FdBody body) throws Exception {
+        int fd = Libc.open(p.toString(), flags, 0);
+        try {
+            body.run(fd);
+        } finally {
+            Libc.close(fd);
+        }
+    }
+
     /** Asserts that {@code step} fails with exactly {@code expected}. */
     public static void assertErrno(Errno expected, Step step) {
         try {
