@@ -1,8 +1,29 @@
 package dev.ringfuse.cli;
 
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
 /** Entry point of the ringfuse command. */
-public final class Main {
+@Command(name = "ringfuse", mixinStandardHelpOptions = true, version = "ringfuse 0.1.0",
+        description = "Pure-Java FUSE: mount filesystems, run the demo.",
+        subcommands = {MountCommand.class, DemoCommand.class, UnmountCommand.class})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
     public static void main(String[] args) {
-        System.exit(2);
+        int code = new CommandLine(new Main())
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setExecutionExceptionHandler((e, cmd, parsed) -> {
+                    cmd.getErr().println("ringfuse: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+                    return 1;
+                })
+                .execute(args);
+        System.exit(code);
     }
 }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The project's test command (`./ringfuse test`): installs what the tests need, enables FUSE-over-io_uring,
+# runs every module's tests on real mounts, then the external suites (pjdfstest, go-fuse posixtest)
+# against memfs, and ends with one summary line.
+#   --no-external   skip the external suites
+set -euo pipefail
+cd "$RINGFUSE_HOME"
+external=1
+for a in "$@"; do
+  case "$a" in
+    --no-external) external=0 ;;
+    *) echo "usage: ringfuse test [--no-external]" >&2; exit 2 ;;
+  esac
+done
+
+log() { echo "== $*"; }
+LOGDIR=${LOGDIR:-$RINGFUSE_HOME/target/test-logs}
+export LOGDIR
+mkdir -p "$LOGDIR"
+
+# --- what the tests need from the system -----------------------------------------------------------
+need=()
+command -v fusermount3 >/dev/null || need+=(fuse3)
+command -v fio >/dev/null || need+=(fio)
+command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+command -v setpriv >/dev/null || need+=(util-linux)
+command -v python3 >/dev/null || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || { echo "ringfuse test: needs root to install ${need[*]} (or install them yourself)" >&2; exit 2; }
+  log "installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null; }
+fi
+# FUSE-over-io_uring is off until root turns it on (it must be on before the mount)
+if [ -w /sys/module/fuse/parameters/enable_uring ]; then echo 1 > /sys/module/fuse/parameters/enable_uring; fi
+log "enable_uring=$(cat /sys/module/fuse/parameters/enable_uring 2>/dev/null || echo absent)"
+
+# --- the Java tests: every module, on real mounts ---------------------------------------------------
+log "mvn verify"
+mvn_status=0
+mvn -B -Dstyle.color=never verify 2>&1 | grep -v '^WARNING: ' | tee "$LOGDIR/mvn.log" | grep -E 'Tests run:|FAIL|ERROR|BUILD' || true
+mvn_status=${PIPESTATUS[0]}
+
+count() { # sums an attribute over the surefire reports
+  find . -path '*/target/surefire-reports/TEST-*.xml' -exec grep -ho "<testsuite [^>]*" {} + 2>/dev/null \
+    | grep -o " $1=\"[0-9]*\"" | grep -o '[0-9]*' | awk '{s+=$1} END {print s+0}'
+}
+java_tests=$(count tests); java_failed=$(( $(count failures) + $(count errors) )); java_skipped=$(count skipped)
+log "java tests: $((java_tests - java_failed - java_skipped)) passed, $java_failed failed, $java_skipped skipped"
+
+# --- external suites against memfs ------------------------------------------------------------------
+ext_passed=0; ext_failed=0; ext_status=0
+run_external() { # transport
+  local transport=$1 mnt server pid rc=0
+  mnt=$(mktemp -d /tmp/ringfuse-ext-XXXXXX)
+  server=$LOGDIR/memfs-$transport.log
+  "$RINGFUSE_HOME/ringfuse" mount memfs "$mnt" --transport "$transport" -o allow_other >"$server" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 120); do grep -q "mounted at" "$server" && break; kill -0 $pid 2>/dev/null || break; sleep 0.5; done
+  if ! grep -q "mounted at" "$server"; then
+    echo "memfs ($transport) did not mount:"; cat "$server"; kill $pid 2>/dev/null || true
+    ext_status=1; return
+  fi
+  mkdir -p "$mnt/pjd" "$mnt/posix"
+  local out
+  out=$(suites/pjdfstest.sh --max-failures "${PJD_MAX_FAILURES:-0}" "$mnt/pjd" "memfs-$transport") || rc=$?
+  echo "$out" | tail -5
+  tally "$out"
+  out=$(suites/posixtest.sh --max-failures "${POSIX_MAX_FAILURES:-1}" "$mnt/posix" "memfs-$transport") || rc=$?
+  echo "$out" | tail -5
+  tally "$out"
+  kill -TERM $pid; wait $pid || true
+  if grep -qs " $mnt " /proc/self/mounts; then echo "memfs left mounted: unmounting"; umount -l "$mnt"; rc=1; fi
+  rmdir "$mnt" 2>/dev/null || true
+  [ $rc = 0 ] || ext_status=1
+}
+tally() {
+  local line
+  line=$(echo "$1" | grep -Eo '[0-9]+ passed, [0-9]+ failed' | tail -1)
+  [ -n "$line" ] || { ext_status=1; return; }
+  ext_passed=$((ext_passed + $(echo "$line" | cut -d' ' -f1)))
+  ext_failed=$((ext_failed + $(echo "$line" | cut -d' ' -f3)))
+}
+if [ $external = 1 ]; then
+  for t in ${RINGFUSE_TRANSPORTS:-dev}; do
+    log "external suites on memfs, transport $t"
+    run_external "$t"
+  done
+fi
+
+left=$(awk '$3 ~ /^fuse/ && $2 ~ /ringfuse|junit|tmp/ {print $2}' /proc/self/mounts)
+if [ -n "$left" ]; then echo "FUSE mounts left behind by the tests:"; echo "$left"; mvn_status=1; fi
+
+passed=$((java_tests - java_failed - java_skipped + ext_passed))
+failed=$((java_failed + ext_failed))
+echo "tests: $passed passed, $failed failed, $java_skipped skipped"
+[ "$mvn_status" = 0 ] && [ "$ext_status" = 0 ]
