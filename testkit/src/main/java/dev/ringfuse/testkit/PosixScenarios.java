@@ -61,7 +61,7 @@ public abstract class PosixScenarios implements PosixFileScenarios, PosixSpaceSc
     @BeforeEach
     final void freshDirectory(TestInfo info) throws IOException {
         String name = info.getTestMethod().map(m -> m.getName()).orElse("test");
-        dir = root().resolve(name + "-" + SEQ.incrementAndGet());
+        dir = root().resolve("s" + SEQ.incrementAndGet() + "-" + name);
         Files.createDirectory(dir);
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
     }

@@ -18,7 +18,8 @@ abstract class MemFsScenarios extends PosixScenarios {
     static FuseMount memfs(TransportKind transport) {
         FuseMount m = FuseMount.of(MemFs::new)
                 .options(MountOptions.defaults().withAllowOther(true).withTransport(transport))
-                .timeout(Duration.ofMinutes(3));
+                .timeout(Duration.ofMinutes(3))
+                .freshDirectories(false); // PosixScenarios makes its own
         return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(ENABLE_URING, "1")) : m;
     }
 
