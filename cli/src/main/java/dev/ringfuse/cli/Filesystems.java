@@ -8,7 +8,9 @@ final class Filesystems {
     private Filesystems() {}
 
     enum Kind {
-        memfs;
+        memfs,
+        /** One file, {@code volume}, backed by an image: built by {@link VolumeCliOptions} (it has options). */
+        volume;
 
         String subtype() {
             return name();
@@ -20,6 +22,7 @@ final class Filesystems {
                     if (source != null) throw new IllegalArgumentException("memfs takes no source, only a mount point");
                     yield new MemFs();
                 }
+                case volume -> throw new IllegalStateException("volume is created with its options (VolumeCliOptions)");
             };
         }
     }
