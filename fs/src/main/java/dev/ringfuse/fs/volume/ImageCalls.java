@@ -56,7 +56,8 @@ final class ImageCalls {
             int r = mode < 0 ? (int) h.invokeExact(state, fd, a) : (int) h.invokeExact(state, fd, mode, a, b);
             if (r < 0) {
                 int errno = (int) ERRNO.get(state, 0L);
-                throw new FuseException(Errno.of(errno), call + ": " + Errno.describe(errno));
+                Errno e = Errno.of(errno);
+                throw new FuseException(e == null ? Errno.EIO : e, call + ": " + Errno.describe(errno));
             }
         } catch (FuseException e) {
             throw e;

@@ -1,5 +1,7 @@
 package dev.ringfuse.fs.volume;
 
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
 import dev.ringfuse.fs.volume.VolumeOptions.Io;
 import dev.ringfuse.uring.AsyncFile;
 import dev.ringfuse.uring.OpenFlags;
@@ -100,9 +102,20 @@ final class ImageFile implements AutoCloseable {
         size.set(newSize);
     }
 
-    /** fallocate(2) on the image (discard, zero range, preallocation). */
+    /**
+     * fallocate(2) on the image (discard, zero range, preallocation). Filesystems without ZERO_RANGE (tmpfs)
+     * get a punched hole that is allocated again: the same zeroes and the same reserved space, which is what
+     * the loop driver's write-zeroes (mkfs, discard with NOUNMAP) asks for.
+     */
     void fallocate(int mode, long offset, long length) {
-        ImageCalls.fallocate(fd(), mode, offset, length);
+        try {
+            ImageCalls.fallocate(fd(), mode, offset, length);
+        } catch (FuseException e) {
+            boolean zeroRange = (mode & ImageCalls.FALLOC_FL_ZERO_RANGE) != 0;
+            if (!zeroRange || e.errno() != Errno.EOPNOTSUPP || offset + length > size()) throw e;
+            ImageCalls.fallocate(fd(), ImageCalls.FALLOC_FL_PUNCH_HOLE | ImageCalls.FALLOC_FL_KEEP_SIZE, offset, length);
+            ImageCalls.fallocate(fd(), ImageCalls.FALLOC_FL_KEEP_SIZE, offset, length);
+        }
     }
 
     /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; completes with the count (short only at EOF). */
