@@ -3,14 +3,15 @@ package dev.ringfuse.testkit;
 import dev.ringfuse.Fuse;
 import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
+import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.volume.VolumeFs;
 import dev.ringfuse.fs.volume.VolumeOptions;
-import dev.ringfuse.testkit.internal.Libc;
 import dev.ringfuse.testkit.internal.Procs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
@@ -29,7 +30,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The volume filesystem as a disk: {@code losetup --direct-io=on} on {@code /volume}, ext4 on the loop
@@ -39,40 +39,35 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(value = 240, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class VolumeLoopTest {
     private static final long IMAGE_SIZE = 96L << 20;
+    private VolumeScratch scratch;
     private Path work;
     private Path image;
     private Path fuseMount;
 
     @BeforeEach
     void setUp() throws IOException {
-        assumeTrue(Libc.geteuid() == 0, "needs root (losetup, mount)");
-        for (String tool : List.of("losetup", "mkfs.ext4", "fsck.ext4")) assumeTrue(Procs.onPath(tool), tool);
-        // The image on tmpfs when there is one: the test is about the FUSE path, not the disk.
-        Path shm = Path.of("/dev/shm");
-        work = Files.createTempDirectory(Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir")), "volume-test");
-        image = work.resolve("disk.img");
-        fuseMount = MountedFsKit.newMountpoint("volume");
+        scratch = VolumeScratch.forRoot("volume", "losetup", "mkfs.ext4", "fsck.ext4");
+        work = scratch.work;
+        image = scratch.image;
+        fuseMount = scratch.mountpoint;
     }
 
     @AfterEach
     void tearDown() throws IOException {
-        if (work == null) return;
-        MountedFsKit.forceUnmount(fuseMount);
-        try (var s = Files.walk(work)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        if (scratch != null) scratch.close();
     }
 
     private VolumeOptions options(String passthrough) {
         return VolumeOptions.of(image).withPassthrough(VolumeOptions.Passthrough.parse(passthrough));
     }
 
-    @ParameterizedTest(name = "passthrough {0}")
-    @ValueSource(strings = {"auto", "off"})
-    void ext4OnTheLoopDeviceKeepsEveryFileAcrossARemount(String passthrough) throws Exception {
+    @ParameterizedTest(name = "passthrough {0}, transport {1}")
+    @CsvSource({"auto,AUTO", "off,AUTO", "off,DEV"})
+    void ext4OnTheLoopDeviceKeepsEveryFileAcrossARemount(String passthrough, TransportKind transport) throws Exception {
+        MountOptions mo = MountOptions.defaults().withTransport(transport);
         Map<String, String> written;
         try (BlockStack stack = new BlockStack(fuseMount, work.resolve("ext4"))) {
-            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough).withCreate(IMAGE_SIZE)), MountOptions.defaults())) {
+            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough).withCreate(IMAGE_SIZE)), mo)) {
                 String dev = stack.attach();
                 stack.mkfs(dev);
                 stack.mountExt4(dev);
@@ -80,7 +75,7 @@ class VolumeLoopTest {
                 assertEquals(written, checksums(stack.ext4.resolve("tree")));
                 stack.unmountClean(dev);
             }
-            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough)), MountOptions.defaults())) {
+            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough)), mo)) {
                 String dev = stack.attach();
                 stack.fsckClean(dev);
                 stack.mountExt4(dev);

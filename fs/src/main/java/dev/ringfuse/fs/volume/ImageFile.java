@@ -91,6 +91,20 @@ final class ImageFile implements AutoCloseable {
 
     long size() { return size.get(); }
 
+    /**
+     * Re-reads the size from the image. With passthrough the kernel writes the image itself, and a write
+     * past the end grows it without asking the server; attributes must follow the file, not our count.
+     */
+    long refreshSize() {
+        try {
+            long actual = Files.size(path);
+            size.set(actual);
+            return actual;
+        } catch (IOException e) {
+            return size.get();
+        }
+    }
+
     /** Raises the recorded size to at least {@code end} (writes past the end of a resizable volume). */
     void grow(long end) {
         size.accumulateAndGet(end, Math::max);

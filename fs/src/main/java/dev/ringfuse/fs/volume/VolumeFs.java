@@ -54,6 +54,7 @@ public final class VolumeFs implements LowLevelFileSystem {
     private final FileStore store;
     private final VolumeAttrs attrs;
     private final Backing backing;
+    private volatile boolean grewWarned;
 
     private VolumeFs(VolumeOptions options, ImageFile image) throws IOException {
         this.options = options;
@@ -97,12 +98,28 @@ public final class VolumeFs implements LowLevelFileSystem {
     public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
         if (parent != ROOT_ID) throw new FuseException(Errno.ENOTDIR);
         if (!name.equals(NAME)) throw new FuseException(Errno.ENOENT);
+        if (backing.active()) followPassthroughWrites();
         reply.entry(new Entry(VOLUME_ID, 0, attrs.volume(), ENTRY_TIMEOUT, ATTR_TIMEOUT));
     }
 
     @Override
     public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
+        if (nodeid == VOLUME_ID && backing.active()) followPassthroughWrites();
         reply.attr(attrs.of(nodeid), ATTR_TIMEOUT);
+    }
+
+    // The kernel invalidates attributes after passthrough writes and asks again; the answer is the image's
+    // real size. A fixed-size volume cannot stop a passthrough write past its end (the server never sees
+    // it), so growth is reported once; the loop driver never writes past the size it attached with.
+    private void followPassthroughWrites() {
+        long before = image.size();
+        long now = image.refreshSize();
+        if (now > before && !options.resizable() && !grewWarned) {
+            grewWarned = true;
+            LOG.log(System.Logger.Level.WARNING, image.path() + " grew from " + before + " to " + now
+                    + " bytes through a passthrough write past its end (fixed-size volumes are enforced only"
+                    + " for served writes; use --passthrough off to refuse such writes with ENOSPC)");
+        }
     }
 
     @Override
