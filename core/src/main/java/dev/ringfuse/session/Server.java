@@ -103,7 +103,7 @@ public final class Server implements InitHooks {
             if (required) throw new IOException("the kernel did not offer FUSE_OVER_IO_URING in INIT");
             return;
         }
-        UringTransport u = new UringTransport(session, fd.fd(), options.uringDepth(), Math.max(8192, init.maxWrite()));
+        UringTransport u = new UringTransport(session, fd.fd(), options.uringDepth(), options.uringSpinMicros(), Math.max(8192, init.maxWrite()));
         try {
             u.prepare();
         } catch (IOException e) {
