@@ -7,13 +7,14 @@
 #   REPS=5 RUNTIME=10 CONFIGS="kernel pt-on" bench/volume.sh
 #
 # Configurations: kernel = loop on the image itself; pt-on = volume with kernel passthrough; pt-off = volume
-# served through io_uring (async replies from the ring); pt-off-sync = the same, replying on the FUSE thread.
+# served through io_uring (async replies from the ring); pt-off-sync = the same, replying on the FUSE thread;
+# pt-off-inline = served on the FUSE thread's own ring (image as a registered file, no thread hand-over).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPS=${REPS:-3}
 RUNTIME=${RUNTIME:-5}
 SIZE=${SIZE:-1G}
-CONFIGS=${CONFIGS:-"kernel pt-on pt-off pt-off-sync"}
+CONFIGS=${CONFIGS:-"kernel pt-on pt-off pt-off-sync pt-off-inline"}
 TRANSPORT=${TRANSPORT:-auto}
 WORK=${WORK:-/dev/shm/ringfuse-bench-volume}
 IMG=$WORK/disk.img MNT=$WORK/fuse EXT=$WORK/ext4 OUT=$WORK/results
@@ -37,9 +38,9 @@ attach() {
   local file=$IMG
   case $1 in
     kernel) ;;
-    pt-on|pt-off|pt-off-sync)
-      local pt=${1#pt-}; pt=${pt%-sync} io=async
-      [ "$1" = pt-off-sync ] && io=sync
+    pt-on|pt-off|pt-off-sync|pt-off-inline)
+      local pt=${1#pt-} io=async
+      case $pt in *-*) io=${pt#*-}; pt=${pt%%-*} ;; esac
       "$HERE/ringfuse" mount volume "$IMG" "$MNT" --passthrough "$pt" --io "$io" --transport "$TRANSPORT" \
         > "$WORK/server-$1.log" 2>&1 &
       SERVER=$!

@@ -30,13 +30,15 @@ final class ImageFile implements AutoCloseable {
     private final UringLoop[] loops;
     private final AsyncFile[] lanes;
     private final boolean sync;
+    private final CallerRings inline;     // non-null in INLINE mode
     private final AtomicLong size;
 
-    private ImageFile(Path path, UringLoop[] loops, AsyncFile[] lanes, boolean sync, long size) {
+    private ImageFile(Path path, UringLoop[] loops, AsyncFile[] lanes, Io io, long size) {
         this.path = path;
         this.loops = loops;
         this.lanes = lanes;
-        this.sync = sync;
+        this.sync = io == Io.SYNC;
+        this.inline = io == Io.INLINE ? new CallerRings(lanes[0].fd()) : null;
         this.size = new AtomicLong(size);
     }
 
@@ -66,7 +68,7 @@ final class ImageFile implements AutoCloseable {
                 throw new IOException(p + " is " + actual + " bytes but --size says " + o.size()
                         + "; resize the image (truncate -s) or leave --size out");
             }
-            return new ImageFile(p, loops, lanes, o.io() == Io.SYNC, actual);
+            return new ImageFile(p, loops, lanes, o.io(), actual);
         } catch (IOException | RuntimeException e) {
             closeAll(loops, lanes);
             throw e;
@@ -134,16 +136,38 @@ final class ImageFile implements AutoCloseable {
 
     /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; completes with the count (short only at EOF). */
     CompletableFuture<Integer> read(MemorySegment dst, long offset) {
+        if (inline != null) {
+            try {
+                return CompletableFuture.completedFuture(inline.read(dst, offset));
+            } catch (UringException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
         return settle(lane().read(dst, offset));
     }
 
     /** Writes {@code src} at {@code offset}; completes with the count (the caller resubmits a short write). */
     CompletableFuture<Integer> write(MemorySegment src, long offset) {
+        if (inline != null) {
+            try {
+                return CompletableFuture.completedFuture(inline.write(src, offset));
+            } catch (UringException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
         return settle(lane().write(src, offset));
     }
 
     /** fdatasync (or fsync with {@code full}). */
     CompletableFuture<Void> sync(boolean full) {
+        if (inline != null) {
+            try {
+                inline.sync(!full);
+                return CompletableFuture.completedFuture(null);
+            } catch (UringException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
         return settle(lane().fsync(!full));
     }
 
@@ -167,6 +191,7 @@ final class ImageFile implements AutoCloseable {
     /** Closes the descriptor and stops the loops. Requests still in flight fail with ECANCELED. */
     @Override
     public void close() {
+        if (inline != null) inline.close();
         closeAll(loops, lanes);
     }
 }

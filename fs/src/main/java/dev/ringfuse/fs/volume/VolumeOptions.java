@@ -42,7 +42,12 @@ public record VolumeOptions(Path image, long size, boolean create, boolean resiz
          */
         ASYNC,
         /** The callback waits for its io_uring completion and replies itself (one request per thread). */
-        SYNC;
+        SYNC,
+        /**
+         * The callback submits on its own thread's private ring (image registered as a fixed file) and
+         * replies itself: no thread hand-over; cached pages complete during the submit.
+         */
+        INLINE;
 
         public static Io parse(String s) {
             return valueOf(s.trim().toUpperCase(Locale.ROOT));
