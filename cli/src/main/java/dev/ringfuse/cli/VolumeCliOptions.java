@@ -23,11 +23,11 @@ final class VolumeCliOptions {
             description = "volume: kernel passthrough auto, on or off (default: ${DEFAULT-VALUE})")
     String passthrough;
 
-    @Option(names = "--io", paramLabel = "MODE", defaultValue = "async",
-            description = "volume: served I/O path async (reply from the ring's completion) or sync (default: ${DEFAULT-VALUE})")
+    @Option(names = "--io", paramLabel = "MODE", defaultValue = "inline",
+            description = "volume: served I/O path: inline (each FUSE thread's own ring), async (a loop thread replies on completion) or sync (default: ${DEFAULT-VALUE})")
     String io;
 
-    @Option(names = "--rings", defaultValue = "1", description = "volume: io_uring loops serving the image (default: ${DEFAULT-VALUE})")
+    @Option(names = "--rings", defaultValue = "1", description = "volume: io_uring loops for --io async/sync (default: ${DEFAULT-VALUE})")
     int rings;
 
     LowLevelFileSystem create(String image) throws IOException {

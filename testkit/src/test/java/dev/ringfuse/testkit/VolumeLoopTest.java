@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * The volume filesystem as a disk: {@code losetup --direct-io=on} on {@code /volume}, ext4 on the loop
  * device, a tree of files verified by checksum across a clean remount and across kill -9 of the server.
- * Runs with kernel passthrough (auto) and with the served io_uring path (off). Root only.
+ * Runs with kernel passthrough (auto) and with the served io_uring paths (off). Root only.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class VolumeLoopTest {
@@ -61,13 +61,14 @@ class VolumeLoopTest {
         return VolumeOptions.of(image).withPassthrough(VolumeOptions.Passthrough.parse(passthrough));
     }
 
-    @ParameterizedTest(name = "passthrough {0}, transport {1}")
-    @CsvSource({"auto,AUTO", "off,AUTO", "off,DEV"})
-    void ext4OnTheLoopDeviceKeepsEveryFileAcrossARemount(String passthrough, TransportKind transport) throws Exception {
+    @ParameterizedTest(name = "passthrough {0}, transport {1}, io {2}")
+    @CsvSource({"auto,AUTO,INLINE", "off,AUTO,INLINE", "off,DEV,INLINE", "off,AUTO,ASYNC"})
+    void ext4OnTheLoopDeviceKeepsEveryFileAcrossARemount(String passthrough, TransportKind transport, VolumeOptions.Io io)
+            throws Exception {
         MountOptions mo = MountOptions.defaults().withTransport(transport);
         Map<String, String> written;
         try (BlockStack stack = new BlockStack(fuseMount, work.resolve("ext4"))) {
-            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough).withCreate(IMAGE_SIZE)), mo)) {
+            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough).withIo(io).withCreate(IMAGE_SIZE)), mo)) {
                 String dev = stack.attach();
                 stack.mkfs(dev);
                 stack.mountExt4(dev);
@@ -75,7 +76,7 @@ class VolumeLoopTest {
                 assertEquals(written, checksums(stack.ext4.resolve("tree")));
                 stack.unmountClean(dev);
             }
-            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough)), mo)) {
+            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough).withIo(io)), mo)) {
                 String dev = stack.attach();
                 stack.fsckClean(dev);
                 stack.mountExt4(dev);

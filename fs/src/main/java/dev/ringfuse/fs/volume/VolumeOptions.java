@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param resizable   allow truncate/extend of {@code /volume}; otherwise size changes fail with EPERM
  * @param passthrough kernel passthrough of reads and writes ({@link Passthrough})
  * @param io          how reads and writes reach the image when they are not passed through ({@link Io})
- * @param rings       io_uring loops serving the image (at least 1)
+ * @param rings       io_uring loops serving the image in {@link Io#ASYNC} and {@link Io#SYNC} mode (at least 1)
  */
 public record VolumeOptions(Path image, long size, boolean create, boolean resizable, Passthrough passthrough,
                             Io io, int rings) {
@@ -38,7 +38,7 @@ public record VolumeOptions(Path image, long size, boolean create, boolean resiz
         /**
          * The callback submits an io_uring READ/WRITE straight into the reply buffer (or from the request
          * buffer) and returns; the loop thread replies on completion. Concurrency is bounded by the rings,
-         * not by the transport threads.
+         * not by the transport threads: the choice for images on devices where reads really wait.
          */
         ASYNC,
         /** The callback waits for its io_uring completion and replies itself (one request per thread). */
@@ -62,9 +62,12 @@ public record VolumeOptions(Path image, long size, boolean create, boolean resiz
         if (rings < 1) throw new IllegalArgumentException("rings must be at least 1");
     }
 
-    /** Serves an existing image: fixed size, passthrough when available, async io_uring I/O, one ring. */
+    /**
+     * Serves an existing image: fixed size, passthrough when available, else served on each FUSE thread's
+     * own ring ({@link Io#INLINE}, the fastest served path measured: docs/bench/volume.md).
+     */
     public static VolumeOptions of(Path image) {
-        return new VolumeOptions(image, -1, false, false, Passthrough.AUTO, Io.ASYNC, 1);
+        return new VolumeOptions(image, -1, false, false, Passthrough.AUTO, Io.INLINE, 1);
     }
 
     public VolumeOptions withCreate(long bytes) { return new VolumeOptions(image, bytes, true, resizable, passthrough, io, rings); }

@@ -8,9 +8,10 @@
  *   <li><b>Kernel passthrough.</b> The image descriptor is registered once as a backing file and every
  *       open reply carries its id: reads and writes (buffered, O_DIRECT, aio, mmap) never reach the
  *       server. Needs CAP_SYS_ADMIN; {@code --passthrough auto|on|off}.</li>
- *   <li><b>io_uring.</b> Otherwise each READ is submitted as an io_uring READ straight into the reply
- *       buffer and answered from the ring's completion; each WRITE is written from the request buffer.
- *       No copy in the server either way.</li>
+ *   <li><b>io_uring.</b> Otherwise each READ is an io_uring READ straight into the reply buffer and each
+ *       WRITE is written from the request buffer: no copy in the server. By default the FUSE thread
+ *       submits on its own ring with the image as a registered file and replies itself; {@code async}
+ *       hands the I/O to a loop thread that replies on completion.</li>
  * </ul>
  * Durability: flush and fsync are fdatasync on the image. Discard (fallocate PUNCH_HOLE|KEEP_SIZE) and
  * write-zeroes (ZERO_RANGE) punch or zero the image. The size is fixed unless the volume is resizable;
