@@ -166,9 +166,14 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         reply.ok();
     }
 
-    /** Holes are found at page granularity at the end of each chunk, chunk granularity elsewhere (DESIGN.md). */
+    /**
+     * Holes are found at page granularity at the end of each chunk, chunk granularity elsewhere (DESIGN.md).
+     * With the writeback cache the kernel does not flush dirty pages before asking, and owns the size, so
+     * memfs cannot know where data is: ENOSYS makes the kernel answer itself (all data up to its size).
+     */
     @Override
     public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
+        if (writeback) throw new FuseException(Errno.ENOSYS);
         if (whence != SEEK_DATA && whence != SEEK_HOLE) throw new FuseException(Errno.EINVAL);
         FileNode f = table.file(nodeid);
         long r;
