@@ -167,7 +167,7 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
     }
 
     /**
-     * Holes are found at page granularity at the end of each chunk, chunk granularity elsewhere (DESIGN.md).
+     * Holes are found at page granularity (except gaps filled inside one chunk, see DESIGN.md).
      * With the writeback cache the kernel does not flush dirty pages before asking, and owns the size, so
      * memfs cannot know where data is: ENOSYS makes the kernel answer itself (all data up to its size).
      */

@@ -195,6 +195,7 @@ final class Namespace {
         if (exchange && dst == null) throw new FuseException(Errno.ENOENT);
         if ((flags & RENAME_NOREPLACE) != 0 && dst != null) throw new FuseException(Errno.EEXIST);
         if (src == dst) return null;
+        checkAlive(to);
         if (src instanceof DirNode sd && sd.isAncestorOf(to)) throw new FuseException(Errno.EINVAL);
         if (exchange && dst instanceof DirNode dd && dd.isAncestorOf(from)) throw new FuseException(Errno.EINVAL);
         Timespec now = Timespec.now();
