@@ -42,7 +42,7 @@ mvn -B -Dstyle.color=never verify 2>&1 | grep -v '^WARNING: ' | tee "$LOGDIR/mvn
 mvn_status=${PIPESTATUS[0]}
 
 count() { # sums an attribute over the surefire reports
-  find . -path '*/target/surefire-reports/TEST-*.xml' -exec grep -ho "<testsuite [^>]*" {} + 2>/dev/null \
+  find . -path '*/target/surefire-reports*/TEST-*.xml' -exec grep -ho "<testsuite [^>]*" {} + 2>/dev/null \
     | grep -o " $1=\"[0-9]*\"" | grep -o '[0-9]*' | awk '{s+=$1} END {print s+0}'
 }
 java_tests=$(count tests); java_failed=$(( $(count failures) + $(count errors) )); java_skipped=$(count skipped)
@@ -82,7 +82,7 @@ tally() {
   ext_failed=$((ext_failed + $(echo "$line" | cut -d' ' -f3)))
 }
 if [ $external = 1 ]; then
-  for t in ${RINGFUSE_TRANSPORTS:-dev}; do
+  for t in ${RINGFUSE_TRANSPORTS:-dev uring}; do
     log "external suites on memfs, transport $t"
     run_external "$t"
   done

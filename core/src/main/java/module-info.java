@@ -3,6 +3,7 @@
  * {@link dev.ringfuse.lowlevel.LowLevelFileSystem}.
  */
 module dev.ringfuse {
+    requires dev.ringfuse.uring;
     exports dev.ringfuse;
     exports dev.ringfuse.lowlevel;
     // internal packages, open to the project's own modules only

@@ -2,5 +2,6 @@
 module dev.ringfuse.testkit {
     requires transitive dev.ringfuse;
     requires transitive org.junit.jupiter.api;
+    requires jdk.unsupported;
     exports dev.ringfuse.testkit;
 }

@@ -4,7 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,10 +17,17 @@ class MountSmokeTest {
     @TempDir
     Path dir;
 
-    @Test
-    void mountsReadsListsAndUnmounts() throws Exception {
-        try (Mount m = Fuse.mount(dir, new HelloFs(), MountOptions.defaults().withThreads(2))) {
+    @BeforeAll
+    static void enableUring() throws Exception {
+        Files.writeString(Path.of("/sys/module/fuse/parameters/enable_uring"), "1");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"DEV", "URING"})
+    void mountsReadsListsAndUnmounts(TransportKind transport) throws Exception {
+        try (Mount m = Fuse.mount(dir, new HelloFs(), MountOptions.defaults().withThreads(2).withTransport(transport))) {
             assertTrue(m.isAlive());
+            assertEquals(transport, m.transport());
             assertArrayEquals(HelloFs.CONTENT, Files.readAllBytes(dir.resolve("hello")));
             try (Stream<Path> s = Files.list(dir)) {
                 assertEquals(List.of("hello"), s.map(p -> p.getFileName().toString()).toList());

@@ -42,6 +42,8 @@ final class DemoCommand implements Callable<Integer> {
     TransportKind transport;
 
     private final PrintStream out = System.out;
+    /** A progress line rewrites itself with \r, which only makes sense on a terminal. */
+    private final boolean tty = System.console() != null && System.console().isTerminal();
 
     @Override
     public Integer call() throws Exception {
@@ -167,11 +169,13 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     private void progress(String what, long done, long total) {
+        if (!tty) return;
         out.printf(Locale.ROOT, "\r  %-16s %6d/%d", what, done, total);
         out.flush();
     }
 
     private void endProgress() {
+        if (!tty) return;
         out.print("\r\033[K");
         out.flush();
     }

@@ -8,6 +8,7 @@ import dev.ringfuse.mount.MountInfo;
 import dev.ringfuse.mount.Mounter;
 import dev.ringfuse.sys.Libc;
 import dev.ringfuse.transport.DevFuseTransport;
+import dev.ringfuse.transport.UringTransport;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +29,7 @@ final class LiveMount implements Mount {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Session session;
     private volatile DevFuseTransport transport;
+    private volatile UringTransport uring;
     private volatile TransportKind kind;
     private volatile int connection = -1;
     private Thread hook;
@@ -38,10 +40,15 @@ final class LiveMount implements Mount {
         this.fd = fd;
     }
 
-    void attach(Session session, DevFuseTransport transport, TransportKind kind) {
+    void attach(Session session, DevFuseTransport transport) {
         this.session = session;
         this.transport = transport;
-        this.kind = kind;
+        this.kind = TransportKind.DEV;
+    }
+
+    void attachUring(UringTransport uring) {
+        this.uring = uring;
+        this.kind = TransportKind.URING;
     }
 
     void ready() {
@@ -71,8 +78,9 @@ final class LiveMount implements Mount {
 
     @Override
     public String describe() {
+        String serving = uring != null ? uring.queueCount() + " queues" : session.options().threads() + " threads";
         return mountpoint + " (transport " + kind.name().toLowerCase(java.util.Locale.ROOT) + ", "
-                + session.options().threads() + " threads, " + method.name().toLowerCase(java.util.Locale.ROOT) + " mount)";
+                + serving + ", " + method.name().toLowerCase(java.util.Locale.ROOT) + " mount)";
     }
 
     @Override public boolean isAlive() { return gone.getCount() > 0; }
@@ -121,6 +129,17 @@ final class LiveMount implements Mount {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        UringTransport u = uring;
+        if (u != null) {
+            try {
+                if (!u.awaitEnd(2, TimeUnit.SECONDS)) {
+                    u.stop();
+                    u.awaitEnd(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         Session s = session;
         if (s != null) s.end();

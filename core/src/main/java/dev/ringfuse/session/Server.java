@@ -5,20 +5,37 @@ import dev.ringfuse.MountException;
 import dev.ringfuse.MountMethod;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
+import dev.ringfuse.lowlevel.Capability;
+import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.mount.Mounter;
 import dev.ringfuse.sys.Libc;
 import dev.ringfuse.transport.DevFuseTransport;
+import dev.ringfuse.transport.UringTransport;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
-/** Wires a mount: checks, mounts, starts the transport, waits for INIT. */
-public final class Server {
-    private Server() {}
+/** Wires a mount: checks, mounts, starts the transports, waits for INIT (and the io_uring queues). */
+public final class Server implements InitHooks {
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse");
+
+    private final MountOptions options;
+    private final int fd;
+    private final String uringUnavailable;
+    private Session session;
+    private volatile UringTransport uring;
+
+    private Server(MountOptions options, int fd, String uringUnavailable) {
+        this.options = options;
+        this.fd = fd;
+        this.uringUnavailable = uringUnavailable;
+    }
 
     public static Mount start(Path mountpoint, LowLevelFileSystem fs, MountOptions options) throws MountException {
-        if (options.transport() == TransportKind.URING) {
-            throw new MountException("the io_uring transport is not available in this build; use --transport dev", 95);
+        String uringUnavailable = options.transport() == TransportKind.DEV ? "not requested" : UringTransport.unavailableReason();
+        if (options.transport() == TransportKind.URING && uringUnavailable != null) {
+            throw new MountException("cannot use the io_uring transport: " + uringUnavailable, 95);
         }
         Path mnt = Mounter.check(mountpoint);
         MountMethod method = Mounter.resolve(options.method());
@@ -34,29 +51,72 @@ public final class Server {
         } else {
             fd = Mounter.mountFusermount(mnt, options);
         }
+        Server server = new Server(options, fd, uringUnavailable);
+        return server.serve(mnt, fs, method);
+    }
+
+    private Mount serve(Path mnt, LowLevelFileSystem fs, MountMethod method) throws MountException {
         LiveMount live = new LiveMount(mnt, method, fd);
-        Session session = new Session(fs, options, fd, n -> { });
-        DevFuseTransport transport = new DevFuseTransport(session, fd, options.threads(), options.maxWrite() + 4096,
+        session = new Session(fs, options, fd, this);
+        DevFuseTransport dev = new DevFuseTransport(session, fd, options.threads(), options.maxWrite() + 4096,
                 live::transportEnded);
-        live.attach(session, transport, TransportKind.DEV);
-        transport.startFirst();
+        live.attach(session, dev);
+        dev.startFirst();
         try {
             if (!session.awaitInit(options.initTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 live.close();
-                throw new MountException("the kernel did not complete INIT within " + options.initTimeout()
-                        + " at " + mnt, 110);
+                throw new MountException("the kernel did not complete INIT within " + options.initTimeout() + " at " + mnt, 110);
+            }
+            if (session.initFailure() != null) {
+                live.close();
+                Throwable f = session.initFailure();
+                throw new MountException("mount refused during INIT: " + (f.getMessage() == null ? f : f.getMessage()), f);
+            }
+            UringTransport u = uring;
+            if (u != null) {
+                live.attachUring(u);
+                if (!u.awaitRegistered(options.initTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                    live.close();
+                    throw new MountException("the io_uring queues did not register in time at " + mnt, 110);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             live.close();
             throw new MountException("interrupted while waiting for INIT", e);
         }
-        if (transport.isEnded()) {
+        if (dev.isEnded()) {
             live.close();
             throw new MountException("the connection ended during INIT at " + mnt, 107);
         }
-        transport.startClones();
+        if (uring == null) dev.startClones();
         live.ready();
         return live;
+    }
+
+    @Override
+    public void beforeReply(InitContext init) throws Exception {
+        if (uringUnavailable != null) return;
+        boolean required = options.transport() == TransportKind.URING;
+        if (!init.offered().contains(Capability.OVER_IO_URING)) {
+            if (required) throw new IOException("the kernel did not offer FUSE_OVER_IO_URING in INIT");
+            return;
+        }
+        UringTransport u = new UringTransport(session, fd, options.uringDepth(), Math.max(8192, init.maxWrite()));
+        try {
+            u.prepare();
+        } catch (IOException e) {
+            if (required) throw e;
+            LOG.log(System.Logger.Level.WARNING, "io_uring transport unavailable, using /dev/fuse: " + e.getMessage());
+            return;
+        }
+        init.want(Capability.OVER_IO_URING);
+        uring = u;
+    }
+
+    @Override
+    public void afterReply(InitContext init) {
+        UringTransport u = uring;
+        if (u != null) u.start();
     }
 }

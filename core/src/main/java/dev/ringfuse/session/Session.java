@@ -14,7 +14,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * One FUSE connection's protocol state: INIT, the decoder it configures, the in-flight table, and the
@@ -36,15 +35,18 @@ public final class Session {
     private volatile Negotiation negotiation;
     private volatile boolean ended;
     private volatile boolean destroyed;
-    /** Called once INIT is negotiated, before its reply is sent; may veto by throwing. */
-    private final Consumer<Negotiation> beforeInitReply;
+    private final InitHooks hooks;
+    private volatile Throwable initFailure;
 
-    public Session(LowLevelFileSystem fs, MountOptions options, int devFd, Consumer<Negotiation> beforeInitReply) {
+    public Session(LowLevelFileSystem fs, MountOptions options, int devFd, InitHooks hooks) {
         this.fs = fs;
         this.options = options;
         this.notifier = new NotifierImpl(devFd);
-        this.beforeInitReply = beforeInitReply;
+        this.hooks = hooks;
     }
+
+    /** Why INIT was refused, or null. */
+    public Throwable initFailure() { return initFailure; }
 
     public Decoder decoder() { return decoder; }
 
@@ -194,15 +196,17 @@ public final class Session {
         Negotiation n = new Negotiation(i.minor(), i.flags(), options.maxWrite(), notifier);
         try {
             fs.init(n);
-            beforeInitReply.accept(n);
+            hooks.beforeReply(n);
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, "filesystem init failed; refusing the connection", t);
+            initFailure = t;
             ex.send(i.unique(), -Errno.EIO.code(), 0, false);
+            initDone.countDown();
             return;
         }
         decoder = new Decoder(n.granted(Capability.SETXATTR_EXT));
         negotiation = n;
         ex.send(i.unique(), 0, n.encode(ex.body(), i.maxReadahead()), false);
+        hooks.afterReply(n);
         initDone.countDown();
     }
 

@@ -50,6 +50,8 @@ public final class Libc {
     private static final MethodHandle FA_INIT = plainCall("posix_spawn_file_actions_init", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle FA_DUP2 = plainCall("posix_spawn_file_actions_adddup2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     private static final MethodHandle FA_DESTROY = plainCall("posix_spawn_file_actions_destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle SCHED_SETAFFINITY = errnoCall("sched_setaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), -1);
+    private static final MethodHandle EVENTFD = errnoCall("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
     private static final MethodHandle GETUID = plainCall("getuid", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle GETGID = plainCall("getgid", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle GETEUID = plainCall("geteuid", FunctionDescriptor.of(JAVA_INT));
@@ -278,6 +280,33 @@ public final class Libc {
         for (int i = 0; i < strings.length; i++) array.setAtIndex(ADDRESS, i, a.allocateFrom(strings[i]));
         array.setAtIndex(ADDRESS, strings.length, MemorySegment.NULL);
         return array;
+    }
+
+    /** Pins the calling thread to one CPU; returns false if the kernel refused. */
+    public static boolean pinToCpu(int cpu) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment mask = a.allocate(128);
+            mask.set(java.lang.foreign.ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
+            return (int) SCHED_SETAFFINITY.invokeExact(STATE.get(), 0, 128L, mask) == 0;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static final int EFD_CLOEXEC = O_CLOEXEC, EFD_NONBLOCK = O_NONBLOCK;
+
+    /** eventfd(2). */
+    public static int eventfd(int flags) throws ErrnoException {
+        MemorySegment st = STATE.get();
+        try {
+            int fd = (int) EVENTFD.invokeExact(st, 0, flags);
+            if (fd < 0) throw new ErrnoException("eventfd", (int) ERRNO.get(st, 0L));
+            return fd;
+        } catch (ErrnoException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
     }
 
     public static int getuid() { return plainInt(GETUID); }

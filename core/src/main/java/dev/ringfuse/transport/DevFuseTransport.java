@@ -38,7 +38,8 @@ public final class DevFuseTransport {
     private final AtomicInteger allocated = new AtomicInteger();
     private final List<Thread> readers = new ArrayList<>();
     private final List<Integer> cloneFds = new ArrayList<>();
-    private final CountDownLatch ended;
+    private final CountDownLatch ended = new CountDownLatch(1);
+    private final AtomicInteger running = new AtomicInteger();
     private final Runnable onEnd;
     private volatile boolean closing;
 
@@ -52,7 +53,6 @@ public final class DevFuseTransport {
         this.threads = threads;
         this.bufferSize = Math.max(bufferSize, Fuse.MIN_READ_BUFFER);
         this.maxBuffers = threads * 4 + 16;
-        this.ended = new CountDownLatch(threads);
         this.onEnd = onEnd;
     }
 
@@ -93,6 +93,7 @@ public final class DevFuseTransport {
     }
 
     private void startReader(int fd, int index) {
+        running.incrementAndGet();
         Thread t = Thread.ofPlatform().daemon().name("ringfuse-dev-" + index).unstarted(() -> readLoop(fd));
         synchronized (readers) {
             readers.add(t);
@@ -120,8 +121,10 @@ public final class DevFuseTransport {
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.ERROR, "reader " + Thread.currentThread().getName() + " failed", t);
         } finally {
-            ended.countDown();
-            if (ended.getCount() == 0) onEnd.run();
+            if (running.decrementAndGet() == 0) {
+                ended.countDown();
+                onEnd.run();
+            }
         }
     }
 

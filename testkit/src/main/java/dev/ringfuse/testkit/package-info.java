@@ -1,2 +1,17 @@
-/** Mount a filesystem for a test and always unmount it; the POSIX scenario suite. */
+/**
+ * Testing mounted filesystems.
+ *
+ * <ul>
+ *   <li>{@link dev.ringfuse.testkit.FuseMount}: a JUnit 5 extension that mounts a ringfuse filesystem in a
+ *       fresh temp directory, gives each test a fresh subdirectory and a hard timeout, and always unmounts
+ *       (forcing it if close hangs).</li>
+ *   <li>{@link dev.ringfuse.testkit.MountedFsKit}: the same tools without JUnit: mount points, mount table,
+ *       abort and detach of a hung FUSE connection, bounded close.</li>
+ *   <li>{@link dev.ringfuse.testkit.PosixScenarios}: the POSIX scenario suite; subclass it for your
+ *       filesystem. The scenarios live in interfaces by area ({@code Posix*Scenarios}) that it combines.</li>
+ * </ul>
+ *
+ * <p>The suite needs Linux, root (it switches users with setpriv and creates device nodes), python3 and
+ * util-linux for the child processes, and optionally fio.
+ */
 package dev.ringfuse.testkit;

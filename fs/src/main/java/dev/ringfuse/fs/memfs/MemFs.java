@@ -121,7 +121,10 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void init(InitContext init) {
-        for (Capability c : new Capability[] {Capability.ASYNC_READ, Capability.ATOMIC_O_TRUNC,
+        // not ATOMIC_O_TRUNC: with it the truncation reaches us inside OPEN, before the kernel's own
+        // write-access check, so opening a running executable with O_TRUNC would fail with ETXTBSY after
+        // its contents were already gone. Without it the kernel truncates through setattr after the check.
+        for (Capability c : new Capability[] {Capability.ASYNC_READ,
                 Capability.EXPORT_SUPPORT, Capability.READDIRPLUS, Capability.READDIRPLUS_AUTO,
                 Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS}) {
             init.want(c);

@@ -1,0 +1,121 @@
+package dev.ringfuse.bench;
+
+import dev.ringfuse.uring.CompletionHandler;
+import dev.ringfuse.uring.IoUring;
+import dev.ringfuse.uring.OpenFlags;
+import dev.ringfuse.uring.RegisteredBuffers;
+import dev.ringfuse.uring.RegisteredFiles;
+import dev.ringfuse.uring.RingConfig;
+import dev.ringfuse.uring.Sqe;
+import dev.ringfuse.uring.UringException;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * io_uring random reads/writes with {@code qd} operations kept in flight per ring (one ring per benchmark thread).
+ * One invocation = one completed operation: it takes a reaped completion (waiting for the ring only when none is
+ * left) and re-arms that slot at a new random offset; re-armed SQEs go to the kernel in one batch with the next
+ * wait. Registered file and buffers (READ_FIXED/WRITE_FIXED), as a tuned io_uring user would.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+public class UringIo {
+    @Param({"4096"})
+    public int size;
+    @Param({"32"})
+    public int qd;
+    @Param({"false"})
+    public boolean direct;
+    @Param({"read"})
+    public String op;
+
+    private IoUring ring;
+    private Arena arena;
+    private RegisteredBuffers buffers;
+    private RegisteredFiles files;
+    private MemorySegment[] slotBuf;
+    private int[] ready;          // slots whose completion was reaped and not yet re-armed
+    private int readyCount;
+    private DataFile.Offsets offsets;
+    private boolean write;
+    private CompletionHandler handler;
+
+    @Setup(Level.Trial)
+    public void setup() throws UringException {
+        write = op.equals("write");
+        ring = IoUring.open(RingConfig.builder(Math.max(qd, 2)).cqEntries(Math.max(qd, 2) * 2)
+                .singleIssuer().deferTaskrun().coopTaskrun().build());
+        arena = Arena.ofShared();
+        int flags = OpenFlags.O_RDWR | (direct ? OpenFlags.O_DIRECT : 0);
+        ring.nextSqe().prepOpenat(IoUring.AT_FDCWD, arena.allocateFrom(DataFile.path().toString()), flags, 0)
+                .userData(-1);
+        ring.submitAndWait(1);
+        int[] fd = {-1};
+        ring.reap((ud, res, fl) -> fd[0] = res);
+        if (fd[0] < 0) throw UringException.fromResult("OPENAT", fd[0]);
+        files = ring.registerFiles(fd[0]);
+        slotBuf = new MemorySegment[qd];
+        for (int i = 0; i < qd; i++) {
+            slotBuf[i] = arena.allocate(size, 4096);
+            slotBuf[i].fill((byte) i);
+        }
+        buffers = ring.registerBuffers(slotBuf);
+        offsets = new DataFile.Offsets(size, System.nanoTime() ^ Thread.currentThread().threadId());
+        ready = new int[qd];
+        handler = (ud, res, fl) -> {
+            if (res != size) throw new IllegalStateException("short or failed I/O: " + res);
+            ready[readyCount++] = (int) ud;
+        };
+        for (int i = 0; i < qd; i++) arm(i);
+        ring.submit();
+    }
+
+    private void arm(int slot) throws UringException {
+        Sqe sqe = ring.nextSqe();
+        if (write) sqe.prepWriteFixed(0, slotBuf[slot], offsets.next(), slot);
+        else sqe.prepReadFixed(0, slotBuf[slot], offsets.next(), slot);
+        sqe.fixedFile().userData(slot);
+    }
+
+    @Benchmark
+    public int randomIo() throws UringException {
+        if (readyCount == 0) {
+            ring.submitAndWait(1);            // sends the re-armed SQEs and waits for at least one completion
+            ring.reap(handler);
+        }
+        int slot = ready[--readyCount];
+        arm(slot);
+        return slot;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws UringException {
+        // drain what is in flight so the buffers are not freed under the kernel
+        int inFlight = qd - readyCount;
+        int[] n = {0};
+        while (n[0] < inFlight) {
+            ring.submitAndWait(1);
+            n[0] += ring.reap((ud, res, fl) -> { });
+        }
+        int fd = files.fd(0);
+        buffers.close();
+        files.close();
+        ring.nextSqe().prepClose(fd).userData(-2);
+        ring.submitAndWait(1);
+        ring.close();
+        arena.close();
+    }
+}

@@ -1,0 +1,265 @@
+package dev.ringfuse.transport;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.kernel.Fuse;
+import dev.ringfuse.kernel.Off;
+import dev.ringfuse.kernel.Opcode;
+import dev.ringfuse.protocol.Decoder;
+import dev.ringfuse.protocol.Header;
+import dev.ringfuse.protocol.Request;
+import dev.ringfuse.session.Session;
+import dev.ringfuse.sys.Libc;
+import dev.ringfuse.uring.IoUring;
+import dev.ringfuse.uring.RingConfig;
+import dev.ringfuse.uring.Sqe;
+import dev.ringfuse.uring.UringException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+
+import static dev.ringfuse.protocol.Wire.i32;
+import static dev.ringfuse.protocol.Wire.i64;
+import static dev.ringfuse.protocol.Wire.u16;
+
+/**
+ * One FUSE-over-io_uring queue: a platform thread pinned to its CPU that owns an SQE128 ring, registers
+ * {@code depth} entries for queue id {@code qid}, then loops: wait for completions, decode each delivered
+ * request from its three segments, hand it to the session, and commit the replies (COMMIT_AND_FETCH, which
+ * also re-arms the entry for the next request). Replies completed on other threads arrive through
+ * {@link #commit} and an eventfd that the ring polls.
+ *
+ * <p>Everything but {@link #commit} and {@link #wake} runs on the queue's own thread.
+ */
+final class UringQueue implements Runnable {
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse");
+    private static final long WAKE = -1L;
+    private static final int POLLIN = 1;
+    private static final int EAGAIN = 11, EINTR = 4, ENOTCONN = 107, ECONNABORTED = 103, ENOENT = 2, ECANCELED = 125;
+
+    private final int qid;
+    private final int depth;
+    private final int payloadSize;
+    private final int devFd;
+    private final Session session;
+    private final UringTransport owner;
+    private final ConcurrentLinkedQueue<UringEntry> remoteCommits = new ConcurrentLinkedQueue<>();
+    final CountDownLatch setUp = new CountDownLatch(1);
+    private final CountDownLatch go = new CountDownLatch(1);
+    private volatile Throwable setupFailure;
+    private volatile boolean stopping;
+    private volatile Thread thread;
+    private int eventFd = -1;
+    private Arena arena;
+    private IoUring ring;
+    private UringEntry[] entries;
+    private boolean[] registered;
+    private int live;
+
+    UringQueue(int qid, int depth, int payloadSize, int devFd, Session session, UringTransport owner) {
+        this.qid = qid;
+        this.depth = depth;
+        this.payloadSize = payloadSize;
+        this.devFd = devFd;
+        this.session = session;
+        this.owner = owner;
+    }
+
+    Throwable setupFailure() { return setupFailure; }
+
+    /** After INIT has been answered: register the entries (a REGISTER before that gets EAGAIN). */
+    void go() { go.countDown(); }
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        try {
+            setUpRing();
+        } catch (Throwable t) {
+            setupFailure = t;
+            setUp.countDown();
+            cleanUp();
+            owner.queueEnded();
+            return;
+        }
+        setUp.countDown();
+        try {
+            go.await();
+            if (!stopping) {
+                for (UringEntry e : entries) register(e);
+                armWake();
+                ring.submit();
+                owner.queueRegistered();
+                loop();
+            }
+        } catch (Throwable t) {
+            if (!stopping) LOG.log(System.Logger.Level.ERROR, "io_uring queue " + qid + " failed", t);
+        } finally {
+            cleanUp();
+            owner.queueEnded();
+        }
+    }
+
+    private void setUpRing() throws Exception {
+        Libc.pinToCpu(qid);
+        arena = Arena.ofShared();
+        // room for one SQE per entry plus the wake poll, twice over for commits queued while reaping
+        ring = IoUring.open(RingConfig.builder(Integer.highestOneBit(depth * 2 + 1) << 1).sqe128()
+                .cqEntries(Integer.highestOneBit(depth * 2 + 1) << 2).build());
+        eventFd = Libc.eventfd(Libc.EFD_CLOEXEC | Libc.EFD_NONBLOCK);
+        entries = new UringEntry[depth];
+        registered = new boolean[depth];
+        for (int i = 0; i < depth; i++) {
+            MemorySegment header = arena.allocate(4096, 4096);
+            MemorySegment payload = arena.allocate(payloadSize, 4096);
+            MemorySegment iov = arena.allocate(32, 8);
+            iov.set(ValueLayout.ADDRESS, 0, header);
+            iov.set(ValueLayout.JAVA_LONG, 8, Off.SIZEOF_URING_REQ_HEADER);
+            iov.set(ValueLayout.ADDRESS, 16, payload);
+            iov.set(ValueLayout.JAVA_LONG, 24, payloadSize);
+            entries[i] = new UringEntry(i, header, payload, iov, this);
+        }
+    }
+
+    private void register(UringEntry e) throws UringException {
+        Sqe sqe = ring.nextSqe().prepUringCmd(devFd, Fuse.URING_CMD_REGISTER).addr(e.iov).len(2).userData(e.index);
+        cmd(sqe, 0);
+        if (!registered[e.index]) {
+            registered[e.index] = true;
+            live++;
+        }
+    }
+
+    private void cmd(Sqe sqe, long commitId) {
+        MemorySegment c = sqe.cmd();
+        i64(c, Off.URING_CMD_REQ_FLAGS, 0);
+        i64(c, Off.URING_CMD_REQ_COMMIT_ID, commitId);
+        u16(c, Off.URING_CMD_REQ_QID, qid);
+    }
+
+    private void armWake() throws UringException {
+        ring.nextSqe().prepPollAdd(eventFd, POLLIN).userData(WAKE);
+    }
+
+    private void loop() throws UringException {
+        while (live > 0) {
+            ring.submitAndWait(1);
+            ring.reap(this::completed);
+            drainRemote();
+        }
+    }
+
+    private void completed(long userData, int res, int flags) {
+        if (userData == WAKE) {
+            clearWake();
+            if (stopping) {
+                live = 0;
+                return;
+            }
+            try {
+                armWake();
+            } catch (UringException e) {
+                LOG.log(System.Logger.Level.ERROR, "io_uring queue " + qid + ": cannot re-arm its wake-up", e);
+            }
+            return;
+        }
+        UringEntry e = entries[(int) userData];
+        if (res == 0) {
+            serve(e);
+        } else if (res == -EAGAIN || res == -EINTR) {
+            try {
+                register(e);
+            } catch (UringException ex) {
+                retire(e, ex.toString());
+            }
+        } else if (res == -ENOTCONN || res == -ECONNABORTED || res == -ECANCELED) {
+            retire(e, null);
+        } else if (res == -ENOENT) {
+            // a commit for a request the kernel had already ended (interrupted, aborted): re-arm the entry
+            try {
+                register(e);
+            } catch (UringException ex) {
+                retire(e, ex.toString());
+            }
+        } else {
+            retire(e, Errno.describe(-res));
+        }
+    }
+
+    private void retire(UringEntry e, String why) {
+        if (registered[e.index]) {
+            registered[e.index] = false;
+            live--;
+        }
+        if (why != null && !stopping) LOG.log(System.Logger.Level.WARNING, "io_uring queue " + qid + " entry " + e.index + ": " + why);
+    }
+
+    private void serve(UringEntry e) {
+        MemorySegment h = e.header;
+        long ent = Off.URING_REQ_HEADER_RING_ENT_IN_OUT;
+        e.commitId = i64(h, ent + Off.URING_ENT_IN_OUT_COMMIT_ID);
+        int payloadSz = i32(h, ent + Off.URING_ENT_IN_OUT_PAYLOAD_SZ);
+        Decoder d = session.decoder();
+        Header hdr = Decoder.header(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER));
+        Opcode op = Opcode.of(hdr.opcode());
+        int in = op == null ? 0 : d.inSize(op);
+        Request r = d.decode(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER),
+                h.asSlice(Off.URING_REQ_HEADER_OP_IN, in), e.payload.asSlice(0, Math.min(payloadSz, payloadSize)));
+        session.handle(r, e);
+    }
+
+    /** Called by {@link UringEntry#send}: commit now if on this thread, else hand over and wake the loop. */
+    void commit(UringEntry e) {
+        if (Thread.currentThread() == thread) {
+            try {
+                Sqe sqe = ring.nextSqe().prepUringCmd(devFd, Fuse.URING_CMD_COMMIT_AND_FETCH).userData(e.index);
+                cmd(sqe, e.commitId);
+            } catch (UringException | IllegalStateException ex) {
+                if (!stopping) LOG.log(System.Logger.Level.ERROR, "io_uring queue " + qid + ": commit failed", ex);
+            }
+        } else {
+            remoteCommits.add(e);
+            wake();
+        }
+    }
+
+    private void drainRemote() {
+        UringEntry e;
+        while ((e = remoteCommits.poll()) != null) commit(e);
+    }
+
+    void wake() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment one = a.allocate(ValueLayout.JAVA_LONG);
+            one.set(ValueLayout.JAVA_LONG, 0, 1);
+            if (eventFd >= 0) Libc.write(eventFd, one, 8);
+        }
+    }
+
+    private void clearWake() {
+        try (Arena a = Arena.ofConfined()) {
+            Libc.read(eventFd, a.allocate(8), 8);
+        }
+    }
+
+    /** Asks the thread to end (it wakes, stops, and closing the ring cancels the registered commands). */
+    void stop() {
+        stopping = true;
+        go.countDown();
+        wake();
+    }
+
+    private void cleanUp() {
+        if (ring != null) ring.close();
+        if (eventFd >= 0) Libc.close(eventFd);
+        eventFd = -1;
+        if (arena != null) {
+            try {
+                arena.close();
+            } catch (IllegalStateException inUse) {
+                // a late reply is encoding into an entry right now: leave the buffers to the GC
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.ringfuse.testkit;
+
+/**
+ * Optional features a filesystem may claim. A scenario that needs one runs only when the filesystem under
+ * test claims it ({@link ScenarioContext#claims}); a claimed feature must then pass. Scenarios that need
+ * something of the machine rather than of the filesystem (root, a tool) probe for it instead.
+ */
+public enum Feature {
+    /** user.* extended attributes. */
+    XATTR,
+    /** fallocate(2) modes 0, KEEP_SIZE and PUNCH_HOLE. */
+    FALLOCATE,
+    /** lseek(2) SEEK_DATA / SEEK_HOLE reporting real holes. */
+    SEEK_HOLE,
+    /** Sparse files: holes take no space (st_blocks stays small). */
+    SPARSE,
+    /** O_TMPFILE. */
+    TMPFILE,
+    /** POSIX record locks shared between processes (fcntl F_SETLK / F_GETLK). */
+    POSIX_LOCKS,
+    /** flock(2) between processes. */
+    FLOCK,
+    /** Device nodes, fifos and sockets via mknod(2). */
+    SPECIAL_FILES,
+    /** O_DIRECT opens. */
+    DIRECT_IO,
+    /** Hard links. */
+    HARD_LINKS,
+    /** renameat2 RENAME_EXCHANGE. */
+    RENAME_EXCHANGE,
+    /** Ownership and permission checks for other users (needs root to switch users). */
+    MULTI_USER
+}
