@@ -67,7 +67,8 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
     @Override
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         FileNode f = table.file(nodeid);
-        // ATOMIC_O_TRUNC: truncation arrives here; like tmpfs, the times change even if the file was empty
+        // only with ATOMIC_O_TRUNC, which MemFs.init does not ask for (see there); like tmpfs, the times change
+        // even if the file was empty
         if ((flags & O_TRUNC) != 0) truncate(f, 0, Timespec.now());
         reply.open(openHandle(f, flags), openFlags());
     }
