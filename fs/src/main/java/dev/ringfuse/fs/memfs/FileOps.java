@@ -58,9 +58,10 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
 
     /**
      * Every change reaches memfs through this kernel, so its page cache never holds stale data: keep it
-     * across opens.
+     * across opens. No FLUSH on close: memfs has nothing to flush and record locks live in the kernel (with
+     * the writeback cache the kernel still writes dirty pages back on close).
      */
-    int openFlags() { return OpenFlags.KEEP_CACHE; }
+    int openFlags() { return OpenFlags.KEEP_CACHE | OpenFlags.NOFLUSH; }
 
     void closeAllHandles() { handles.clear(); }
 
@@ -102,9 +103,14 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         } finally {
             l.unlock();
         }
-        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killSuidSgid();
+        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges(inGroup(ctx, f), table.limits);
+        else f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         f.modified(Timespec.now());
         reply.count(n);
+    }
+
+    static boolean inGroup(RequestContext ctx, Inode n) {
+        return ctx.uid() == 0 || ctx.gid() == n.gid();
     }
 
     @Override

@@ -81,10 +81,19 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
         gid = newGid;
     }
 
-    /** HANDLE_KILLPRIV semantics: suid always, sgid only when group-executable (else it means mandatory locking). */
-    synchronized void killSuidSgid() {
-        mode &= ~04000;
-        if ((mode & 02010) == 02010) mode &= ~02000;
+    /**
+     * Drops the privileges a file grants when it changes (HANDLE_KILLPRIV_V2, see DESIGN.md). The kernel
+     * has decided that something must go and says only that: suid always goes; sgid goes when
+     * group-executable, when it was the only bit (so it was the reason), or when the caller is outside the
+     * file's group (as far as memfs can tell: primary group only, root counts as a member).
+     */
+    void killPrivileges(boolean callerInGroup, ChunkStore.Space space) {
+        synchronized (this) {
+            boolean suid = (mode & 04000) != 0;
+            mode &= ~04000;
+            if ((mode & 02010) == 02010 || !suid || !callerInGroup) mode &= ~02000;
+        }
+        xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, space);
     }
 
     synchronized void addLinks(int delta) { nlink += delta; }

@@ -129,6 +129,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
                 Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS}) {
             init.want(c);
         }
+        // the kernel then decides when privileges die (it knows the caller's capabilities and groups) and
+        // tells memfs with a flag; without it, it would ask for security.capability before every write
+        init.want(Capability.HANDLE_KILLPRIV_V2);
         writeback = options.writeback() && init.want(Capability.WRITEBACK_CACHE);
         init.timeGranularity(1);
     }
@@ -314,10 +317,15 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void setattr(RequestContext ctx, long nodeid, SetAttr s, AttrReply reply) {
         Inode n = table.get(nodeid);
         Timespec now = Timespec.now();
+        boolean member = inGroup(ctx, n); // of the group before a chown, as the kernel judges it
         if (s.hasSize()) truncate(n, s.size(), now);
         if (s.hasMode()) n.chmod(s.mode());
         if (s.hasUid() || s.hasGid()) n.chown(s.hasUid() ? s.uid() : n.uid(), s.hasGid() ? s.gid() : n.gid());
-        if (s.killSuidGid() && n instanceof FileNode) n.killSuidSgid();
+        // the kernel asks for the kill on truncate by a caller without CAP_FSETID and on every chown
+        if (s.killSuidGid() && !n.isDir()) n.killPrivileges(member, table.limits);
+        else if ((s.hasSize() || s.hasUid() || s.hasGid()) && !n.isDir()) {
+            n.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
+        }
         Timespec a = s.hasAtime() ? (s.atimeNow() ? now : new Timespec(s.atimeSec(), s.atimeNsec())) : null;
         Timespec m = s.hasMtime() ? (s.mtimeNow() ? now : new Timespec(s.mtimeSec(), s.mtimeNsec())) : null;
         Timespec c = s.hasCtime() ? new Timespec(s.ctimeSec(), s.ctimeNsec()) : now;
