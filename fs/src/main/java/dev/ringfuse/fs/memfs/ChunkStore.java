@@ -74,8 +74,6 @@ final class ChunkStore {
     /** Bytes held in arrays, for st_blocks and statfs. */
     long allocatedBytes() { return allocated; }
 
-    int chunkCount() { return chunks.size(); }
-
     /** Copies up to {@code len} bytes at {@code off} into {@code dst}; returns how many (0 at or past EOF). */
     int read(long off, MemorySegment dst, int len) {
         long sz = size;

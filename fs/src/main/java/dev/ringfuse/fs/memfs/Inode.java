@@ -20,6 +20,8 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
     final long ino;
     final ReentrantReadWriteLock content = new ReentrantReadWriteLock();
     final XattrMap xattrs = new XattrMap();
+    /** The S_IFMT bits, fixed for life (the kernel marks an inode bad if they change), so read without locks. */
+    private final int type;
     private final Timespec btime;
 
     // guarded by this
@@ -34,6 +36,7 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
 
     Inode(long ino, int mode, int uid, int gid, int nlink) {
         this.ino = ino;
+        this.type = mode & Attr.S_IFMT;
         this.mode = mode;
         this.uid = uid;
         this.gid = gid;
@@ -55,7 +58,7 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
         limits.release(xattrs.clear());
     }
 
-    final int type() { return mode & Attr.S_IFMT; }
+    final int type() { return type; }
 
     final boolean isDir() { return type() == Attr.S_IFDIR; }
 
