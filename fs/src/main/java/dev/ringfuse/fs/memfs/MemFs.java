@@ -146,7 +146,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
-        Inode n = ns.lookup(table.dir(parent), name);
+        // open_by_handle_at of an evicted inode arrives as "." looked up in the node itself, of any type
+        Inode n = name.equals(".") ? ns.lookupSelf(table.get(parent)) : ns.lookup(table.dir(parent), name);
         if (n != null) reply.entry(entry(n));
         else if (entryNanos > 0) reply.negative(entryNanos);
         else reply.error(Errno.ENOENT);

@@ -39,14 +39,11 @@ final class Namespace {
         }
     }
 
-    /** Finds {@code name} and counts a lookup reference on it; null if absent. "." and ".." work too (NFS export). */
+    /** Finds {@code name} and counts a lookup reference on it; null if absent. ".." works too (NFS export). */
     Inode lookup(DirNode dir, String name) {
         checkName(name);
-        if (name.equals(".") || name.equals("..")) {
-            Inode n = name.equals(".") ? dir : dir.parent();
-            n.lookedUp();
-            return n;
-        }
+        if (name.equals("..")) return lookupSelf(dir.parent());
+        if (name.equals(".")) return lookupSelf(dir);
         Lock l = dir.content.readLock();
         l.lock();
         try {
@@ -56,6 +53,12 @@ final class Namespace {
         } finally {
             l.unlock();
         }
+    }
+
+    /** A node found by its node id (EXPORT_SUPPORT's "."), counted like any lookup. */
+    Inode lookupSelf(Inode n) {
+        n.lookedUp();
+        return n;
     }
 
     /**
