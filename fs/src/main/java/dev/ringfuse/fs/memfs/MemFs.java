@@ -189,12 +189,14 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         if (t.length >= Limits.PATH_MAX) throw new FuseException(Errno.ENAMETOOLONG);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
         table.limits.reserve(t.length);
+        SymlinkNode link;
         try {
-            reply.entry(entry(ns.create(dir, name, ino -> new SymlinkNode(ino, uid, gid, t))));
+            link = ns.create(dir, name, ino -> new SymlinkNode(ino, uid, gid, t));
         } catch (RuntimeException e) {
-            table.limits.release(t.length);
+            table.limits.release(t.length); // the node never came to be, so it will not give it back
             throw e;
         }
+        reply.entry(entry(link));
     }
 
     @Override
