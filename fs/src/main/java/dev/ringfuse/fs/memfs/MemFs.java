@@ -129,6 +129,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
                 Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS}) {
             init.want(c);
         }
+        // the kernel then decides when privileges die (it knows the caller's capabilities and groups) and
+        // tells memfs with a flag; without it, it would ask for security.capability before every write
+        init.want(Capability.HANDLE_KILLPRIV_V2);
         writeback = options.writeback() && init.want(Capability.WRITEBACK_CACHE);
         init.timeGranularity(1);
     }
@@ -143,7 +146,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
-        Inode n = ns.lookup(table.dir(parent), name);
+        // open_by_handle_at of an evicted inode arrives as "." looked up in the node itself, of any type
+        Inode n = name.equals(".") ? ns.lookupSelf(table.get(parent)) : ns.lookup(table.dir(parent), name);
         if (n != null) reply.entry(entry(n));
         else if (entryNanos > 0) reply.negative(entryNanos);
         else reply.error(Errno.ENOENT);
@@ -185,12 +189,14 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         if (t.length >= Limits.PATH_MAX) throw new FuseException(Errno.ENAMETOOLONG);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
         table.limits.reserve(t.length);
+        SymlinkNode link;
         try {
-            reply.entry(entry(ns.create(dir, name, ino -> new SymlinkNode(ino, uid, gid, t))));
+            link = ns.create(dir, name, ino -> new SymlinkNode(ino, uid, gid, t));
         } catch (RuntimeException e) {
-            table.limits.release(t.length);
+            table.limits.release(t.length); // the node never came to be, so it will not give it back
             throw e;
         }
+        reply.entry(entry(link));
     }
 
     @Override
@@ -314,10 +320,15 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void setattr(RequestContext ctx, long nodeid, SetAttr s, AttrReply reply) {
         Inode n = table.get(nodeid);
         Timespec now = Timespec.now();
+        boolean member = inGroup(ctx, n); // of the group before a chown, as the kernel judges it
         if (s.hasSize()) truncate(n, s.size(), now);
         if (s.hasMode()) n.chmod(s.mode());
         if (s.hasUid() || s.hasGid()) n.chown(s.hasUid() ? s.uid() : n.uid(), s.hasGid() ? s.gid() : n.gid());
-        if (s.killSuidGid() && n instanceof FileNode) n.killSuidSgid();
+        // the kernel asks for the kill on truncate by a caller without CAP_FSETID and on every chown
+        if (s.killSuidGid() && !n.isDir()) n.killPrivileges(member, table.limits);
+        else if ((s.hasSize() || s.hasUid() || s.hasGid()) && !n.isDir()) {
+            n.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
+        }
         Timespec a = s.hasAtime() ? (s.atimeNow() ? now : new Timespec(s.atimeSec(), s.atimeNsec())) : null;
         Timespec m = s.hasMtime() ? (s.mtimeNow() ? now : new Timespec(s.mtimeSec(), s.mtimeNsec())) : null;
         Timespec c = s.hasCtime() ? new Timespec(s.ctimeSec(), s.ctimeNsec()) : now;

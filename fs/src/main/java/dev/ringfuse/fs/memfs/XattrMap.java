@@ -16,6 +16,7 @@ import java.util.TreeMap;
  */
 final class XattrMap {
     static final int XATTR_CREATE = 1, XATTR_REPLACE = 2;
+    static final String SECURITY_CAPABILITY = "security.capability";
 
     // guarded by this; null until the first attribute, as most files never have one
     private Map<String, byte[]> values;
@@ -58,6 +59,11 @@ final class XattrMap {
         long cost = cost(name, old);
         bytes -= cost;
         space.release(cost);
+    }
+
+    /** Removes {@code name} if it exists: file capabilities die with a write, truncate or chown. */
+    synchronized void removeIfPresent(String name, ChunkStore.Space space) {
+        if (values != null && values.containsKey(name)) remove(name, space);
     }
 
     synchronized List<String> names() {
