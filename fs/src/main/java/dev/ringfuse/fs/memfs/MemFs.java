@@ -220,7 +220,10 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     @Override
     public void rename(RequestContext ctx, long parent, String name, long newParent, String newName, int flags,
                        StatusReply reply) {
-        ns.rename(table.dir(parent), name, table.dir(newParent), newName, flags);
+        DirNode from = table.dir(parent);
+        int uid = ctx.uid(), gid = newGid(ctx, from);
+        ns.rename(from, name, table.dir(newParent), newName, flags,
+                ino -> new SpecialNode(ino, Attr.S_IFCHR, uid, gid, 0));
         reply.ok();
     }
 

@@ -24,7 +24,7 @@ import java.util.function.LongFunction;
  * free a node between being found and being counted.
  */
 final class Namespace {
-    static final int RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2;
+    static final int RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2, RENAME_WHITEOUT = 4;
 
     private final InodeTable table;
     private final ReentrantLock renameLock = new ReentrantLock();
@@ -160,10 +160,13 @@ final class Namespace {
         }
     }
 
-    /** rename(2) and renameat2(2) with RENAME_NOREPLACE or RENAME_EXCHANGE. */
-    void rename(DirNode from, String name, DirNode to, String newName, int flags) {
-        if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) != 0
-                || flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+    /**
+     * rename(2) and renameat2(2) with RENAME_NOREPLACE, RENAME_EXCHANGE or RENAME_WHITEOUT; for the last,
+     * {@code whiteout} makes the node (a 0/0 character device, overlayfs's marker) left at the old name.
+     */
+    void rename(DirNode from, String name, DirNode to, String newName, int flags, LongFunction<Inode> whiteout) {
+        if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) != 0
+                || ((flags & RENAME_EXCHANGE) != 0 && flags != RENAME_EXCHANGE)) {
             throw new FuseException(Errno.EINVAL);
         }
         checkName(newName);
@@ -177,7 +180,7 @@ final class Namespace {
             try {
                 if (cross) b.content.writeLock().lock();
                 try {
-                    replaced = renameLocked(from, name, to, newName, flags);
+                    replaced = renameLocked(from, name, to, newName, flags, whiteout);
                 } finally {
                     if (cross) b.content.writeLock().unlock();
                 }
@@ -191,7 +194,8 @@ final class Namespace {
     }
 
     /** Returns the inode that lost its name, if any. Both parents are write-locked. */
-    private Inode renameLocked(DirNode from, String name, DirNode to, String newName, int flags) {
+    private Inode renameLocked(DirNode from, String name, DirNode to, String newName, int flags,
+                               LongFunction<Inode> whiteout) {
         boolean exchange = (flags & RENAME_EXCHANGE) != 0;
         Inode src = from.entries.get(name);
         if (src == null) throw new FuseException(Errno.ENOENT);
@@ -211,9 +215,20 @@ final class Namespace {
             src.changed(now);
             dst.changed(now);
         } else {
-            if (dst != null) checkReplaceable(src, dst, from);
+            // the whiteout's inode is reserved first, so that ENOSPC changes nothing
+            Inode marker = (flags & RENAME_WHITEOUT) != 0 ? whiteout.apply(table.newIno()) : null;
+            try {
+                if (dst != null) checkReplaceable(src, dst, from);
+            } catch (RuntimeException e) {
+                if (marker != null) table.limits.releaseInode();
+                throw e;
+            }
             from.entries.remove(name);
             to.entries.put(newName, src);
+            if (marker != null) {
+                table.add(marker);
+                from.entries.put(name, marker);
+            }
             moved(src, from, to);
             src.changed(now);
             if (dst != null && !dst.isDir()) dst.addLinks(-1);

@@ -108,6 +108,12 @@ class MemFsTest {
         ok(r -> fs.rename(user, a, "b", ROOT_ID, "g", 0, r));
         assertEquals(0, attr(g).nlink());
         assertEquals(List.of(".", ".."), list(a));
+        // a whiteout leaves a 0/0 character device behind; it does not combine with EXCHANGE
+        fails(Errno.EINVAL, r -> fs.rename(user, ROOT_ID, "g", ROOT_ID, "w", 6, r));
+        ok(r -> fs.rename(user, ROOT_ID, "g", ROOT_ID, "w", 4, r));
+        Attr marker = ok(r -> fs.lookup(user, ROOT_ID, "g", r)).attr;
+        assertEquals(Attr.S_IFCHR, marker.mode());
+        assertEquals(0, marker.rdev());
     }
 
     @Test
