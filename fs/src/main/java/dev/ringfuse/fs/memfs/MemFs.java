@@ -1,5 +1,7 @@
 package dev.ringfuse.fs.memfs;
 
+import dev.ringfuse.FileNames;
+
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.lowlevel.Attr;
@@ -23,7 +25,6 @@ import dev.ringfuse.lowlevel.StatxReply;
 import dev.ringfuse.lowlevel.XattrReply;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -184,7 +185,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     @Override
     public void symlink(RequestContext ctx, long parent, String name, String target, EntryReply reply) {
         DirNode dir = table.dir(parent);
-        byte[] t = target.getBytes(StandardCharsets.UTF_8);
+        byte[] t = FileNames.encode(target);
         if (t.length == 0) throw new FuseException(Errno.ENOENT);
         if (t.length >= Limits.PATH_MAX) throw new FuseException(Errno.ENAMETOOLONG);
         int uid = ctx.uid(), gid = newGid(ctx, dir);

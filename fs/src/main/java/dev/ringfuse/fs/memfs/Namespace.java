@@ -1,8 +1,9 @@
 package dev.ringfuse.fs.memfs;
 
+import dev.ringfuse.FileNames;
+
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongFunction;
@@ -34,7 +35,7 @@ final class Namespace {
     }
 
     static void checkName(String name) {
-        if (name.length() > Limits.NAME_MAX / 3 && name.getBytes(StandardCharsets.UTF_8).length > Limits.NAME_MAX) {
+        if (name.length() > Limits.NAME_MAX / 3 && FileNames.encodedLength(name) > Limits.NAME_MAX) {
             throw new FuseException(Errno.ENAMETOOLONG);
         }
     }

@@ -1,8 +1,9 @@
 package dev.ringfuse.fs.memfs;
 
+import dev.ringfuse.FileNames;
+
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -79,6 +80,6 @@ final class XattrMap {
     }
 
     private static long cost(String name, byte[] value) {
-        return name.getBytes(StandardCharsets.UTF_8).length + 1L + value.length;
+        return FileNames.encodedLength(name) + 1L + value.length;
     }
 }
