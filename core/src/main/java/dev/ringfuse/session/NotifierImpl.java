@@ -1,6 +1,7 @@
 package dev.ringfuse.session;
 
 import dev.ringfuse.Errno;
+import dev.ringfuse.FileNames;
 import dev.ringfuse.kernel.Fuse;
 import dev.ringfuse.kernel.Off;
 import dev.ringfuse.lowlevel.Notifier;
@@ -63,7 +64,7 @@ public final class NotifierImpl implements Notifier {
     }
 
     private static byte[] name(String name) {
-        return name.getBytes(StandardCharsets.UTF_8);
+        return FileNames.encode(name);
     }
 
     @Override
