@@ -6,9 +6,8 @@ import dev.ringfuse.MountOptions;
 import dev.ringfuse.fs.volume.VolumeFs;
 import dev.ringfuse.fs.volume.VolumeOptions;
 import dev.ringfuse.testkit.internal.Procs;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,27 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class VolumeFsTest {
     private static final long SIZE = 8L << 20;
-    private VolumeScratch scratch;
-    private Path work;
-    private Path image;
-    private Path mp;
-
-    @BeforeEach
-    void setUp() throws IOException {
-        scratch = VolumeScratch.forRoot("volume-fs", "dd", "fallocate", "truncate");
-        work = scratch.work;
-        image = scratch.image;
-        mp = scratch.mountpoint;
-    }
-
-    @AfterEach
-    void tearDown() throws IOException {
-        if (scratch != null) scratch.close();
-    }
-
-    private Mount mount(VolumeOptions o) throws Exception {
-        return Fuse.mount(mp, VolumeFs.open(o), MountOptions.defaults());
-    }
+    @RegisterExtension
+    final VolumeScratch scratch = new VolumeScratch("volume-fs", "dd", "fallocate", "truncate");
 
     private static Procs.Result sh(String... cmd) throws Exception {
         return Procs.run(Duration.ofSeconds(60), List.of(cmd));
@@ -63,32 +43,32 @@ class VolumeFsTest {
     @ParameterizedTest(name = "passthrough {0}")
     @ValueSource(strings = {"auto", "off"})
     void directWritesDiscardAndTheFixedSize(String passthrough) throws Exception {
-        VolumeOptions o = VolumeOptions.of(image).withCreate(SIZE).withPassthrough(VolumeOptions.Passthrough.parse(passthrough));
+        VolumeOptions o = VolumeOptions.of(scratch.image).withCreate(SIZE).withPassthrough(VolumeOptions.Passthrough.parse(passthrough));
         VolumeFs fs = VolumeFs.open(o);
-        Mount m = Fuse.mount(mp, fs, MountOptions.defaults());
+        Mount m = Fuse.mount(scratch.mountpoint, fs, MountOptions.defaults());
         try {
-            Path vol = mp.resolve("volume");
-            try (Stream<Path> s = Files.list(mp)) {
+            Path vol = scratch.mountpoint.resolve("volume");
+            try (Stream<Path> s = Files.list(scratch.mountpoint)) {
                 assertEquals(List.of(vol), s.toList());
             }
             assertEquals(SIZE, Files.size(vol));
-            assertEquals(SIZE, Files.size(image));
+            assertEquals(SIZE, Files.size(scratch.image));
 
             // 64 KiB of 0xAB written with O_DIRECT at 1 MiB, read back through the mount and from the image
-            Path src = work.resolve("src");
+            Path src = scratch.work.resolve("src");
             byte[] pattern = new byte[64 << 10];
             Arrays.fill(pattern, (byte) 0xAB);
             Files.write(src, pattern);
             Procs.Result dd = sh("dd", "if=" + src, "of=" + vol, "bs=64k", "seek=16", "oflag=direct", "conv=notrunc,fsync");
             assertEquals(0, dd.exit(), dd.err());
             assertArrayEquals(pattern, slice(vol, 1L << 20, pattern.length));
-            assertArrayEquals(pattern, slice(image, 1L << 20, pattern.length));
+            assertArrayEquals(pattern, slice(scratch.image, 1L << 20, pattern.length));
 
             // discard: PUNCH_HOLE|KEEP_SIZE reaches the image, the size stays
             Procs.Result punch = sh("fallocate", "--punch-hole", "--offset", String.valueOf(1L << 20), "--length", "4096", vol.toString());
             assertEquals(0, punch.exit(), punch.err());
-            assertArrayEquals(new byte[4096], slice(image, 1L << 20, 4096));
-            assertEquals(SIZE, Files.size(image));
+            assertArrayEquals(new byte[4096], slice(scratch.image, 1L << 20, 4096));
+            assertEquals(SIZE, Files.size(scratch.image));
 
             // a fixed-size volume: truncate is refused, writing at the end is "disk full"
             Procs.Result trunc = sh("truncate", "-s", "1M", vol.toString());
@@ -98,33 +78,33 @@ class VolumeFsTest {
             if (fs.passthroughActive()) {
                 // the kernel writes the image itself: the server cannot refuse, but the size must follow it
                 assertEquals(0, past.exit(), past.err());
-                assertEquals(Files.size(image), Files.size(vol));
+                assertEquals(Files.size(scratch.image), Files.size(vol));
             } else {
                 assertNotEquals(0, past.exit());
                 assertTrue(past.err().contains("No space left"), past.err());
-                assertEquals(SIZE, Files.size(image));
+                assertEquals(SIZE, Files.size(scratch.image));
             }
         } finally {
-            assertTrue(MountedFsKit.closeOrForce(m, mp, Duration.ofSeconds(30)), "clean unmount");
+            assertTrue(MountedFsKit.closeOrForce(m, scratch.mountpoint, Duration.ofSeconds(30)), "clean unmount");
         }
     }
 
     @ParameterizedTest(name = "passthrough {0}")
     @ValueSource(strings = {"auto", "off"})
     void aResizableVolumeFollowsTruncateAndAppends(String passthrough) throws Exception {
-        VolumeOptions o = VolumeOptions.of(image).withCreate(SIZE).withResizable(true)
+        VolumeOptions o = VolumeOptions.of(scratch.image).withCreate(SIZE).withResizable(true)
                 .withPassthrough(VolumeOptions.Passthrough.parse(passthrough));
-        Mount m = mount(o);
+        Mount m = Fuse.mount(scratch.mountpoint, VolumeFs.open(o), MountOptions.defaults());
         try {
-            Path vol = mp.resolve("volume");
+            Path vol = scratch.mountpoint.resolve("volume");
             assertEquals(0, sh("truncate", "-s", "16M", vol.toString()).exit());
             assertEquals(16L << 20, Files.size(vol));
-            assertEquals(16L << 20, Files.size(image));
+            assertEquals(16L << 20, Files.size(scratch.image));
             Files.write(vol, new byte[]{1, 2, 3}, java.nio.file.StandardOpenOption.APPEND);
             assertEquals((16L << 20) + 3, Files.size(vol));
-            assertArrayEquals(new byte[]{1, 2, 3}, slice(image, 16L << 20, 3));
+            assertArrayEquals(new byte[]{1, 2, 3}, slice(scratch.image, 16L << 20, 3));
         } finally {
-            assertTrue(MountedFsKit.closeOrForce(m, mp, Duration.ofSeconds(30)), "clean unmount");
+            assertTrue(MountedFsKit.closeOrForce(m, scratch.mountpoint, Duration.ofSeconds(30)), "clean unmount");
         }
     }
 

@@ -7,9 +7,8 @@ import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.volume.VolumeFs;
 import dev.ringfuse.fs.volume.VolumeOptions;
 import dev.ringfuse.testkit.internal.Procs;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -39,26 +38,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Timeout(value = 240, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class VolumeLoopTest {
     private static final long IMAGE_SIZE = 96L << 20;
-    private VolumeScratch scratch;
-    private Path work;
-    private Path image;
-    private Path fuseMount;
-
-    @BeforeEach
-    void setUp() throws IOException {
-        scratch = VolumeScratch.forRoot("volume", "losetup", "mkfs.ext4", "fsck.ext4");
-        work = scratch.work;
-        image = scratch.image;
-        fuseMount = scratch.mountpoint;
-    }
-
-    @AfterEach
-    void tearDown() throws IOException {
-        if (scratch != null) scratch.close();
-    }
+    @RegisterExtension
+    final VolumeScratch scratch = new VolumeScratch("volume", "losetup", "mkfs.ext4", "fsck.ext4");
 
     private VolumeOptions options(String passthrough) {
-        return VolumeOptions.of(image).withPassthrough(VolumeOptions.Passthrough.parse(passthrough));
+        return VolumeOptions.of(scratch.image).withPassthrough(VolumeOptions.Passthrough.parse(passthrough));
     }
 
     @ParameterizedTest(name = "passthrough {0}, transport {1}, io {2}")
@@ -67,8 +51,8 @@ class VolumeLoopTest {
             throws Exception {
         MountOptions mo = MountOptions.defaults().withTransport(transport);
         Map<String, String> written;
-        try (BlockStack stack = new BlockStack(fuseMount, work.resolve("ext4"))) {
-            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough).withIo(io).withCreate(IMAGE_SIZE)), mo)) {
+        try (BlockStack stack = new BlockStack(scratch.mountpoint, scratch.work.resolve("ext4"))) {
+            try (Mount m = Fuse.mount(scratch.mountpoint, VolumeFs.open(options(passthrough).withIo(io).withCreate(IMAGE_SIZE)), mo)) {
                 String dev = stack.attach();
                 stack.mkfs(dev);
                 stack.mountExt4(dev);
@@ -76,7 +60,7 @@ class VolumeLoopTest {
                 assertEquals(written, checksums(stack.ext4.resolve("tree")));
                 stack.unmountClean(dev);
             }
-            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough).withIo(io)), mo)) {
+            try (Mount m = Fuse.mount(scratch.mountpoint, VolumeFs.open(options(passthrough).withIo(io)), mo)) {
                 String dev = stack.attach();
                 stack.fsckClean(dev);
                 stack.mountExt4(dev);
@@ -84,21 +68,21 @@ class VolumeLoopTest {
                 stack.unmountClean(dev);
             }
         }
-        assertEquals(IMAGE_SIZE, Files.size(image), "the image keeps its size");
+        assertEquals(IMAGE_SIZE, Files.size(scratch.image), "the image keeps its size");
     }
 
     @ParameterizedTest(name = "passthrough {0}")
     @ValueSource(strings = {"auto", "off"})
     void nothingFsyncedIsLostWhenTheServerIsKilled(String passthrough) throws Exception {
-        Files.createFile(image);
-        try (var ch = FileChannel.open(image, StandardOpenOption.WRITE)) {
+        Files.createFile(scratch.image);
+        try (var ch = FileChannel.open(scratch.image, StandardOpenOption.WRITE)) {
             ch.truncate(0).write(ByteBuffer.allocate(1), IMAGE_SIZE - 1);   // sparse image of IMAGE_SIZE
         }
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> serverCmd = List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                VolumeServerMain.class.getName(), image.toString(), fuseMount.toString(), passthrough);
+                VolumeServerMain.class.getName(), scratch.image.toString(), scratch.mountpoint.toString(), passthrough);
         Map<String, String> durable;
-        try (BlockStack stack = new BlockStack(fuseMount, work.resolve("ext4"))) {
+        try (BlockStack stack = new BlockStack(scratch.mountpoint, scratch.work.resolve("ext4"))) {
             try (Procs.Child server = Procs.start(serverCmd)) {
                 server.awaitOutput("READY", Duration.ofSeconds(60));
                 String dev = stack.attach();
@@ -109,7 +93,7 @@ class VolumeLoopTest {
                 server.process().destroyForcibly().waitFor(20, TimeUnit.SECONDS);
             }
             stack.close();                                            // loop -d, umount -l, clear the stale mount
-            try (Mount m = Fuse.mount(fuseMount, VolumeFs.open(options(passthrough)), MountOptions.defaults())) {
+            try (Mount m = Fuse.mount(scratch.mountpoint, VolumeFs.open(options(passthrough)), MountOptions.defaults())) {
                 String dev = stack.attach();
                 stack.mountExt4(dev);                                 // replays the journal
                 assertEquals(durable, checksums(stack.ext4.resolve("durable")), "fsynced files after kill -9");

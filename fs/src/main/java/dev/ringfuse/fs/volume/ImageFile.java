@@ -136,39 +136,36 @@ final class ImageFile implements AutoCloseable {
 
     /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; completes with the count (short only at EOF). */
     CompletableFuture<Integer> read(MemorySegment dst, long offset) {
-        if (inline != null) {
-            try {
-                return CompletableFuture.completedFuture(inline.read(dst, offset));
-            } catch (UringException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
+        if (inline != null) return now(() -> inline.read(dst, offset));
         return settle(lane().read(dst, offset));
     }
 
     /** Writes {@code src} at {@code offset}; completes with the count (the caller resubmits a short write). */
     CompletableFuture<Integer> write(MemorySegment src, long offset) {
-        if (inline != null) {
-            try {
-                return CompletableFuture.completedFuture(inline.write(src, offset));
-            } catch (UringException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
+        if (inline != null) return now(() -> inline.write(src, offset));
         return settle(lane().write(src, offset));
     }
 
     /** fdatasync (or fsync with {@code full}). */
     CompletableFuture<Void> sync(boolean full) {
-        if (inline != null) {
-            try {
-                inline.sync(!full);
-                return CompletableFuture.completedFuture(null);
-            } catch (UringException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
+        if (inline != null) return now(() -> {
+            inline.sync(!full);
+            return null;
+        });
         return settle(lane().fsync(!full));
+    }
+
+    private interface InlineOp<T> {
+        T run() throws UringException;
+    }
+
+    // INLINE mode: the operation already ran on this thread's ring; the future only carries its outcome.
+    private static <T> CompletableFuture<T> now(InlineOp<T> op) {
+        try {
+            return CompletableFuture.completedFuture(op.run());
+        } catch (UringException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private AsyncFile lane() {
