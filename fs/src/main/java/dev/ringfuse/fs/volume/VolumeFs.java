@@ -178,7 +178,8 @@ public final class VolumeFs implements LowLevelFileSystem {
         if (nodeid != VOLUME_ID) throw new FuseException(Errno.EISDIR);
         int id = backing.idForOpen();
         if (id > 0) {
-            // The kernel does the I/O on the image; page-cache flags would only conflict with that mode.
+            // The kernel does the I/O on the image. No other flag: KEEP_CACHE with a backing id fails the
+            // open with EIO (a page-cache mode on a passthrough inode).
             reply.open(0, 0, id);
         } else if ((flags & O_DIRECT) != 0) {
             // O_DIRECT opens (fio, qemu) bypass the cache in the kernel; saying so lets the kernel run their
