@@ -117,13 +117,16 @@ public final class UringBench {
                 .include("\\b" + benchmark.getName().replace(".", "\\.") + "\\.")
                 .forks(1)
                 .threads(threadCount)
-                .warmupIterations(quick ? 1 : 2)
+                .warmupIterations(2)
                 .warmupTime(TimeValue.seconds(1))
                 .measurementIterations(quick ? 2 : 3)
                 .measurementTime(TimeValue.seconds(1))
                 .shouldFailOnError(false)
                 .verbosity(verbose ? VerboseMode.NORMAL : VerboseMode.SILENT)
-                .jvmArgsAppend("--enable-native-access=ALL-UNNAMED", "-Dbench.file=" + file, "-Xmx512m");
+                // -Xbatch: compile in the foreground. The FFM downcall chain needs C2, and on a loaded 2-core machine
+                // a background compiler starves behind the benchmark threads (io_uring warmed up over 5 s instead
+                // of 2). Steady-state code is the same for every engine.
+                .jvmArgsAppend("--enable-native-access=ALL-UNNAMED", "-Dbench.file=" + file, "-Xmx512m", "-Xbatch");
         Collection<RunResult> results = new Runner(params.apply(b).build()).run();
         for (RunResult r : results) rows.add(Row.of(engine, threadCount, round, r));
     }
