@@ -2,4 +2,5 @@
 module dev.ringfuse.fs {
     requires transitive dev.ringfuse;
     exports dev.ringfuse.fs.memfs;
+    exports dev.ringfuse.fs.passthrough;
 }
