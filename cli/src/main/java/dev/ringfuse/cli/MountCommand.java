@@ -31,6 +31,10 @@ final class MountCommand implements Callable<Integer> {
     @Option(names = "--threads", description = "/dev/fuse reader threads (default: ${DEFAULT-VALUE})", defaultValue = "4")
     int threads;
 
+    @Option(names = "--passthrough", description = "passthrough: kernel passthrough of reads and writes, auto, on or off (default: ${DEFAULT-VALUE})",
+            defaultValue = "auto")
+    String kernelPassthrough;
+
     @Option(names = "--clear-stale", description = "Clear a stale mount left at the mount point by a server that died")
     boolean clearStale;
 
@@ -42,7 +46,8 @@ final class MountCommand implements Callable<Integer> {
                 .withFsName(source == null ? fs.subtype() : source);
         for (String opt : options) o = o.withOptions(opt);
         if (clearStale && Fuse.clearStale(mountpoint)) System.err.println("cleared a stale mount at " + mountpoint);
-        try (Mount m = Fuse.mount(mountpoint, fs.create(source), o)) {
+        var filesystem = fs == Filesystems.Kind.passthrough ? Filesystems.passthrough(source, kernelPassthrough) : fs.create(source);
+        try (Mount m = Fuse.mount(mountpoint, filesystem, o)) {
             Thread main = Thread.currentThread();
             Thread hook = new Thread(() -> {
                 m.close();
