@@ -26,7 +26,7 @@ final class Credentials implements AutoCloseable {
     /** Switches the thread's filesystem ids to the caller's, if we may and they differ. */
     static Credentials of(RequestContext ctx) {
         if (!ROOT || (ctx.uid() == 0 && ctx.gid() == 0)) return NONE;
-        // gid first: after setfsuid to a user the thread lacks CAP_SETGID's file-system effects, not CAP_SETGID
+        // setfsgid needs CAP_SETGID, which a switched fsuid keeps (it drops only the file capabilities)
         int oldGid = PosixCalls.setfsgid(ctx.gid());
         int oldUid = PosixCalls.setfsuid(ctx.uid());
         return new Credentials(oldUid, oldGid);
