@@ -38,6 +38,17 @@ public final class NotifierImpl implements Notifier {
         int write(MemorySegment payload);
     }
 
+    /** Sends an invalidation; false if the kernel had nothing cached for it (ENOENT). */
+    private boolean invalidate(int code, int maxPayload, Body body) throws IOException {
+        try {
+            notify(code, maxPayload, body);
+            return true;
+        } catch (ErrnoException e) {
+            if (e.errno() == Errno.ENOENT.code()) return false;
+            throw e;
+        }
+    }
+
     private void notify(int code, int maxPayload, Body body) throws IOException {
         if (ended) throw new ErrnoException("notify", Errno.ENOTCONN.code());
         try (Arena a = Arena.ofConfined()) {
@@ -56,8 +67,8 @@ public final class NotifierImpl implements Notifier {
     }
 
     @Override
-    public void invalInode(long nodeid, long offset, long length) throws IOException {
-        notify(Fuse.NOTIFY_INVAL_INODE, Off.SIZEOF_NOTIFY_INVAL_INODE_OUT, p -> {
+    public boolean invalInode(long nodeid, long offset, long length) throws IOException {
+        return invalidate(Fuse.NOTIFY_INVAL_INODE, Off.SIZEOF_NOTIFY_INVAL_INODE_OUT, p -> {
             i64(p, Off.NOTIFY_INVAL_INODE_OUT_INO, nodeid);
             i64(p, Off.NOTIFY_INVAL_INODE_OUT_OFF, offset);
             i64(p, Off.NOTIFY_INVAL_INODE_OUT_LEN, length);
@@ -66,18 +77,18 @@ public final class NotifierImpl implements Notifier {
     }
 
     @Override
-    public void invalEntry(long parent, String name) throws IOException {
-        invalEntry(parent, name, 0);
+    public boolean invalEntry(long parent, String name) throws IOException {
+        return invalEntry(parent, name, 0);
     }
 
     @Override
-    public void expireEntry(long parent, String name) throws IOException {
-        invalEntry(parent, name, Fuse.EXPIRE_ONLY);
+    public boolean expireEntry(long parent, String name) throws IOException {
+        return invalEntry(parent, name, Fuse.EXPIRE_ONLY);
     }
 
-    private void invalEntry(long parent, String name, int flags) throws IOException {
+    private boolean invalEntry(long parent, String name, int flags) throws IOException {
         byte[] n = name(name);
-        notify(Fuse.NOTIFY_INVAL_ENTRY, Off.SIZEOF_NOTIFY_INVAL_ENTRY_OUT + n.length + 1, p -> {
+        return invalidate(Fuse.NOTIFY_INVAL_ENTRY, Off.SIZEOF_NOTIFY_INVAL_ENTRY_OUT + n.length + 1, p -> {
             i64(p, Off.NOTIFY_INVAL_ENTRY_OUT_PARENT, parent);
             i32(p, Off.NOTIFY_INVAL_ENTRY_OUT_NAMELEN, n.length);
             i32(p, Off.NOTIFY_INVAL_ENTRY_OUT_FLAGS, flags);
@@ -88,9 +99,9 @@ public final class NotifierImpl implements Notifier {
     }
 
     @Override
-    public void delete(long parent, long child, String name) throws IOException {
+    public boolean delete(long parent, long child, String name) throws IOException {
         byte[] n = name(name);
-        notify(Fuse.NOTIFY_DELETE, Off.SIZEOF_NOTIFY_DELETE_OUT + n.length + 1, p -> {
+        return invalidate(Fuse.NOTIFY_DELETE, Off.SIZEOF_NOTIFY_DELETE_OUT + n.length + 1, p -> {
             i64(p, Off.NOTIFY_DELETE_OUT_PARENT, parent);
             i64(p, Off.NOTIFY_DELETE_OUT_CHILD, child);
             i32(p, Off.NOTIFY_DELETE_OUT_NAMELEN, n.length);

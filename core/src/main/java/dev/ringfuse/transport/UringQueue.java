@@ -204,8 +204,14 @@ final class UringQueue implements Runnable {
         Header hdr = Decoder.header(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER));
         Opcode op = Opcode.of(hdr.opcode());
         int in = op == null ? 0 : d.inSize(op);
-        Request r = d.decode(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER),
-                h.asSlice(Off.URING_REQ_HEADER_OP_IN, in), e.payload.asSlice(0, Math.min(payloadSz, payloadSize)));
+        MemorySegment payload = e.payload.asSlice(0, Math.min(payloadSz, payloadSize));
+        MemorySegment opIn = h.asSlice(Off.URING_REQ_HEADER_OP_IN, in);
+        if (op == Opcode.NOTIFY_REPLY && payload.byteSize() >= in) {
+            // [observed on 6.18] the answer to a RETRIEVE carries its op struct in the payload, not in op_in
+            opIn = payload.asSlice(0, in);
+            payload = payload.asSlice(in);
+        }
+        Request r = d.decode(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER), opIn, payload);
         session.handle(r, e);
     }
 
