@@ -42,7 +42,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 mount_pt() { # kernel passthrough mode
   "$HERE/ringfuse" mount passthrough "$SRC" "$MNT" --passthrough "$1" --transport "$TRANSPORT" >"$WORK/server-$1.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 120); do grep -q "mounted at" "$WORK/server-$1.log" && return; sleep 0.5; done
+  for _ in $(seq 1 240); do grep -q "mounted at" "$WORK/server-$1.log" && return; sleep 0.5; done
   cat "$WORK/server-$1.log"; exit 1
 }
 unmount_pt() { kill -TERM "$pid"; wait "$pid" || true; pid=; }
@@ -65,6 +65,7 @@ measure() { # label dir
   rm -f "$dir"/job.*
 }
 
+"$HERE/ringfuse" --help >/dev/null 2>&1 # build first: a build during the runs would skew them
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, $(uname -r), transport $TRANSPORT, $RUNS runs" >&2
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p "$SRC/direct"
