@@ -54,6 +54,14 @@ abstract sealed class NamespaceCalls implements LowLevelFileSystem permits PathF
         }
     }
 
+    /** Runs {@code call} as {@code ctx} under the shared lock and answers ok. */
+    final void ok(RequestContext ctx, StatusReply reply, Runnable call) {
+        read(ctx, () -> {
+            call.run();
+            reply.ok();
+        });
+    }
+
     static void quietly(Runnable r) {
         try {
             r.run();
@@ -178,17 +186,17 @@ abstract sealed class NamespaceCalls implements LowLevelFileSystem permits PathF
 
     @Override
     public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
-        write(ctx, () -> {
-            fs.unlink(nodes.childPath(parent, name));
-            nodes.detach(parent, name);
-            reply.ok();
-        });
+        remove(ctx, parent, name, reply, fs::unlink);
     }
 
     @Override
     public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
+        remove(ctx, parent, name, reply, fs::rmdir);
+    }
+
+    private void remove(RequestContext ctx, long parent, String name, StatusReply reply, java.util.function.Consumer<String> op) {
         write(ctx, () -> {
-            fs.rmdir(nodes.childPath(parent, name));
+            op.accept(nodes.childPath(parent, name));
             nodes.detach(parent, name);
             reply.ok();
         });

@@ -121,20 +121,14 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
 
     @Override
     public void access(RequestContext ctx, long nodeid, int mask, StatusReply reply) {
-        read(ctx, () -> {
-            fs.access(nodes.path(nodeid), mask);
-            reply.ok();
-        });
+        ok(ctx, reply, () -> fs.access(nodes.path(nodeid), mask));
     }
 
     // ---- xattrs ------------------------------------------------------------------------------------------
 
     @Override
     public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
-        read(ctx, () -> {
-            fs.setxattr(nodes.path(nodeid), name, value.toArray(ValueLayout.JAVA_BYTE), flags);
-            reply.ok();
-        });
+        ok(ctx, reply, () -> fs.setxattr(nodes.path(nodeid), name, value.toArray(ValueLayout.JAVA_BYTE), flags));
     }
 
     @Override
@@ -149,10 +143,7 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
 
     @Override
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
-        read(ctx, () -> {
-            fs.removexattr(nodes.path(nodeid), name);
-            reply.ok();
-        });
+        ok(ctx, reply, () -> fs.removexattr(nodes.path(nodeid), name));
     }
 
     // ---- open files --------------------------------------------------------------------------------------
@@ -178,10 +169,7 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
 
     @Override
     public void flush(RequestContext ctx, long nodeid, long fh, long lockOwner, StatusReply reply) {
-        read(ctx, () -> {
-            fs.flush(nodes.path(nodeid), handles.fsFh(fh));
-            reply.ok();
-        });
+        ok(ctx, reply, () -> fs.flush(nodes.path(nodeid), handles.fsFh(fh)));
     }
 
     @Override
@@ -196,18 +184,12 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
 
     @Override
     public void fsync(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        read(ctx, () -> {
-            fs.fsync(nodes.path(nodeid), datasync, handles.fsFh(fh));
-            reply.ok();
-        });
+        ok(ctx, reply, () -> fs.fsync(nodes.path(nodeid), datasync, handles.fsFh(fh)));
     }
 
     @Override
     public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length, StatusReply reply) {
-        read(ctx, () -> {
-            fs.fallocate(nodes.path(nodeid), mode, offset, length, handles.fsFh(fh));
-            reply.ok();
-        });
+        ok(ctx, reply, () -> fs.fallocate(nodes.path(nodeid), mode, offset, length, handles.fsFh(fh)));
     }
 
     @Override
@@ -241,9 +223,8 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
     @Override
     public void releasedir(RequestContext ctx, long nodeid, long fh, int flags, StatusReply reply) {
         HandleTable.Open o = handles.remove(fh);
-        read(ctx, () -> {
+        ok(ctx, reply, () -> {
             if (o != null) quietly(() -> fs.releasedir(nodes.path(nodeid), o.fsFh));
-            reply.ok();
         });
     }
 
@@ -292,9 +273,6 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
 
     @Override
     public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        read(ctx, () -> {
-            fs.fsync(nodes.path(nodeid), datasync, handles.fsFh(fh));
-            reply.ok();
-        });
+        ok(ctx, reply, () -> fs.fsync(nodes.path(nodeid), datasync, handles.fsFh(fh)));
     }
 }

@@ -1,13 +1,11 @@
 package dev.ringfuse.testkit;
 
-import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.passthrough.PassthroughFs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -44,12 +42,7 @@ abstract class PassthroughScenarios extends PosixScenarios {
 
     static FuseMount passthrough(TransportKind transport, PassthroughFs.KernelMode kernel) {
         Path source = newSource();
-        FuseMount m = FuseMount.of(() -> new PassthroughFs(PassthroughFs.Options.of(source).withKernel(kernel)))
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport))
-                .timeout(Duration.ofMinutes(3))
-                .freshDirectories(false);
-        return transport == TransportKind.URING
-                ? m.beforeMount(() -> Files.writeString(MemFsScenarios.ENABLE_URING, "1")) : m;
+        return PathMemFsScenarios.suiteMount(() -> new PassthroughFs(PassthroughFs.Options.of(source).withKernel(kernel)), transport);
     }
 
     abstract FuseMount fuseMount();

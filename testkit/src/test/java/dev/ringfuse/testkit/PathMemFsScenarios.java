@@ -3,19 +3,26 @@ package dev.ringfuse.testkit;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.PathFileSystemAdapter;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /** The suite on a filesystem written against the path API ({@link PathMemFs} through the adapter). */
 abstract class PathMemFsScenarios extends PosixScenarios {
     static FuseMount pathMemFs(TransportKind transport) {
-        FuseMount m = FuseMount.of(() -> new PathFileSystemAdapter(new PathMemFs()))
+        return suiteMount(() -> new PathFileSystemAdapter(new PathMemFs()), transport);
+    }
+
+    /** A mount for the suite: allow_other (steps run as other users), 3 min, io_uring enabled when asked for. */
+    static FuseMount suiteMount(Supplier<? extends LowLevelFileSystem> fs, TransportKind transport) {
+        FuseMount m = FuseMount.of(fs)
                 .options(MountOptions.defaults().withAllowOther(true).withTransport(transport))
                 .timeout(Duration.ofMinutes(3))
-                .freshDirectories(false);
+                .freshDirectories(false); // PosixScenarios makes its own
         return transport == TransportKind.URING
                 ? m.beforeMount(() -> Files.writeString(MemFsScenarios.ENABLE_URING, "1")) : m;
     }

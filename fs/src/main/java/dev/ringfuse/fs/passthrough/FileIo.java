@@ -150,8 +150,7 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
 
     @Override
     public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        check(PosixCalls.fsync((int) fh, datasync));
-        reply.ok();
+        fsync(ctx, nodeid, fh, datasync, reply); // the handle is an opened directory: fsync(2) works alike
     }
 
     @Override
