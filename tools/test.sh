@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (`./ringfuse test`): installs what the tests need, enables FUSE-over-io_uring,
 # runs every module's tests on real mounts, then the external suites (pjdfstest, go-fuse posixtest)
-# against memfs, and ends with one summary line.
+# against memfs and passthrough (kernel passthrough on and off), and ends with one summary line.
 #   --no-external   skip the external suites
 set -euo pipefail
 cd "$RINGFUSE_HOME"

@@ -250,8 +250,8 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
             for (int i = (int) offset; i < list.size(); i++) {
                 String name = list.get(i).name();
                 if (name.equals(".") || name.equals("..")) {
-                    // listed, not instantiated: node id 0 adds no lookup
-                    Attr a = fs.getattr(dir, PathFileSystem.NO_FH).toAttr(nodeid);
+                    // listed, not instantiated: node id 0 adds no lookup; the same d_ino as plain readdir
+                    Attr a = fs.getattr(dir, PathFileSystem.NO_FH).ino(UNKNOWN_INO).toAttr(nodeid);
                     if (!reply.add(name, new Entry(0, 0, a, 0, 0), i + 1)) break;
                     continue;
                 }

@@ -165,8 +165,9 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
         Attr[] dirAttr = {null};
         list(fh, offset, size, (name, ino, type, next) -> {
             if (name.equals(".") || name.equals("..")) {
+                // listed with the inode number getdents gave, as plain readdir lists them
                 if (dirAttr[0] == null) dirAttr[0] = attr(dir);
-                return reply.add(name, unnamed(dirAttr[0]), next);
+                return reply.add(name, unnamed(withIno(dirAttr[0], ino)), next);
             }
             Entry e;
             try {

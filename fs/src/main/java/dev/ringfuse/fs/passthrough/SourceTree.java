@@ -115,6 +115,12 @@ abstract sealed class SourceTree implements LowLevelFileSystem permits FileIo {
         }
     }
 
+    static Attr withIno(Attr a, long ino) {
+        return new Attr(ino, a.mode(), a.nlink(), a.uid(), a.gid(), a.rdev(), a.size(), a.blocks(), a.blksize(),
+                a.atimeSec(), a.atimeNsec(), a.mtimeSec(), a.mtimeNsec(), a.ctimeSec(), a.ctimeNsec(),
+                a.btimeSec(), a.btimeNsec());
+    }
+
     /** An entry listed but not instantiated (readdirplus "." and ".."): node id 0 adds no lookup. */
     static Entry unnamed(Attr attr) {
         return new Entry(0, 0, attr, 0, 0);
