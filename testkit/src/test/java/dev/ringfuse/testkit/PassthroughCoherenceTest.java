@@ -16,12 +16,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Two processes rewrite and verify the same regions of one file under fcntl record locks, with O_SYNC,
  * against a multi-threaded server: every region read under its lock must be exactly what the last writer
  * wrote (checksum) and never older than what this process saw before (a version that only grows). This is
- * the test libfuse's multi-threaded passthrough_ll fails.
+ * the test libfuse's multi-threaded passthrough_ll fails. And fio's own verification of random writes.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class PassthroughCoherenceTest {
@@ -88,6 +89,26 @@ class PassthroughCoherenceTest {
         } finally {
             children.forEach(Procs.Child::close);
         }
+    }
+
+    /** fio writes with mixed block sizes at queue depth 16 (O_DIRECT, libaio), then verifies every block's crc32c. */
+    private static void fioVerify(Path dir) throws Exception {
+        assumeTrue(Procs.onPath("fio"), "fio is not installed (apt-get install fio)");
+        Procs.Result r = Procs.run(Duration.ofSeconds(200), List.of("fio", "--name=verify", "--directory=" + dir,
+                "--size=32M", "--bsrange=4k-256k", "--rw=randwrite", "--ioengine=libaio", "--iodepth=16",
+                "--direct=1", "--numjobs=2", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
+                "--group_reporting", "--minimal"));
+        assertEquals(0, r.exit(), r.out() + r.err());
+    }
+
+    @Test
+    void fioVerifiesEveryBlockWithKernelPassthrough() throws Exception {
+        fioVerify(KERNEL_ON.testDir());
+    }
+
+    @Test
+    void fioVerifiesEveryBlockThroughTheServer() throws Exception {
+        fioVerify(KERNEL_OFF.testDir());
     }
 
     @Test
