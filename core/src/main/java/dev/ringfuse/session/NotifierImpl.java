@@ -1,12 +1,13 @@
 package dev.ringfuse.session;
 
 import dev.ringfuse.Errno;
+import dev.ringfuse.FileNames;
 import dev.ringfuse.kernel.Fuse;
 import dev.ringfuse.kernel.Off;
 import dev.ringfuse.lowlevel.Notifier;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.sys.ErrnoException;
-import dev.ringfuse.sys.Libc;
+import dev.ringfuse.sys.GuardedFd;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,13 +26,13 @@ import static dev.ringfuse.protocol.Wire.i64;
  * confined arena.
  */
 public final class NotifierImpl implements Notifier {
-    private final int devFd;
+    private final GuardedFd dev;
     private final AtomicLong retrieveIds = new AtomicLong(1);
     private final ConcurrentHashMap<Long, CompletableFuture<byte[]>> retrievals = new ConcurrentHashMap<>();
     private volatile boolean ended;
 
-    NotifierImpl(int devFd) {
-        this.devFd = devFd;
+    NotifierImpl(GuardedFd dev) {
+        this.dev = dev;
     }
 
     private interface Body {
@@ -57,13 +58,13 @@ public final class NotifierImpl implements Notifier {
             i32(msg, Off.OUT_HEADER_LEN, len);
             i32(msg, Off.OUT_HEADER_ERROR, code);
             i64(msg, Off.OUT_HEADER_UNIQUE, 0);
-            long n = Libc.write(devFd, msg, len);
+            long n = dev.write(msg, len);
             if (n < 0) throw new ErrnoException("notify " + code, (int) -n);
         }
     }
 
     private static byte[] name(String name) {
-        return name.getBytes(StandardCharsets.UTF_8);
+        return FileNames.encode(name);
     }
 
     @Override
@@ -166,7 +167,7 @@ public final class NotifierImpl implements Notifier {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment map = a.allocate(Off.SIZEOF_BACKING_MAP, 8);
             i32(map, Off.BACKING_MAP_FD, fd);
-            return Libc.ioctl(devFd, Fuse.DEV_IOC_BACKING_OPEN, map, "FUSE_DEV_IOC_BACKING_OPEN");
+            return dev.ioctl(Fuse.DEV_IOC_BACKING_OPEN, map, "FUSE_DEV_IOC_BACKING_OPEN");
         }
     }
 
@@ -176,7 +177,7 @@ public final class NotifierImpl implements Notifier {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment id = a.allocate(ValueLayout.JAVA_INT);
             id.set(ValueLayout.JAVA_INT, 0, backingId);
-            Libc.ioctl(devFd, Fuse.DEV_IOC_BACKING_CLOSE, id, "FUSE_DEV_IOC_BACKING_CLOSE");
+            dev.ioctl(Fuse.DEV_IOC_BACKING_CLOSE, id, "FUSE_DEV_IOC_BACKING_CLOSE");
         }
     }
 
