@@ -1,6 +1,7 @@
 package dev.ringfuse.fs.passthrough;
 
 import dev.ringfuse.Errno;
+import dev.ringfuse.FileNames;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.fs.passthrough.Inodes.Inode;
 import dev.ringfuse.lowlevel.Attr;
@@ -17,7 +18,6 @@ import dev.ringfuse.lowlevel.StatusReply;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static dev.ringfuse.fs.passthrough.PosixCalls.AT_FDCWD;
@@ -211,6 +211,6 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     static String cString(MemorySegment buf, long off, long max) {
         long len = 0;
         while (len < max && buf.get(JAVA_BYTE, off + len) != 0) len++;
-        return new String(buf.asSlice(off, len).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
+        return FileNames.decode(buf.asSlice(off, len).toArray(JAVA_BYTE));
     }
 }

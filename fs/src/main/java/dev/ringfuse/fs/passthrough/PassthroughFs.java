@@ -141,7 +141,7 @@ public final class PassthroughFs extends FileIo {
     public void symlink(RequestContext ctx, long parent, String name, String target, EntryReply reply) {
         Inode p = inodes.get(parent);
         try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
-            check(PosixCalls.symlinkat(a.allocateFrom(target), p.fd, name(a, name)));
+            check(PosixCalls.symlinkat(bytes(a, target), p.fd, name(a, name)));
         }
         reply.entry(lookupEntry(p, name));
     }

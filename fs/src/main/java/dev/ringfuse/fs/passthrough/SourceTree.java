@@ -1,6 +1,7 @@
 package dev.ringfuse.fs.passthrough;
 
 import dev.ringfuse.Errno;
+import dev.ringfuse.FileNames;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.fs.passthrough.Inodes.Inode;
 import dev.ringfuse.lowlevel.Attr;
@@ -70,7 +71,15 @@ abstract sealed class SourceTree implements LowLevelFileSystem permits FileIo {
     /** A single path component: the kernel never sends a slash, but a name must not smuggle one in. */
     static MemorySegment name(Arena a, String name) {
         if (name.indexOf('/') >= 0 || name.isEmpty()) throw new FuseException(Errno.EINVAL);
-        return a.allocateFrom(name);
+        return bytes(a, name);
+    }
+
+    /** A C string of {@code s} with the exact bytes the kernel sent (names need not be UTF-8: {@link FileNames}). */
+    static MemorySegment bytes(Arena a, String s) {
+        byte[] b = FileNames.encode(s);
+        MemorySegment seg = a.allocate(b.length + 1L); // zeroed: the NUL is there
+        MemorySegment.copy(b, 0, seg, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, b.length);
+        return seg;
     }
 
     /** statx of the inode behind {@code fd} into {@code st}. */

@@ -32,14 +32,14 @@ final class Xattrs {
             // copy: the request's payload is not guaranteed to outlive a native call's argument checks
             MemorySegment v = a.allocate(Math.max(1, value.byteSize())).asSlice(0, value.byteSize());
             v.copyFrom(value);
-            SourceTree.check(PosixCalls.setxattr(path(a, n), a.allocateFrom(name), v, flags));
+            SourceTree.check(PosixCalls.setxattr(path(a, n), SourceTree.bytes(a, name), v, flags));
         }
     }
 
     static byte[] get(Inode n, String name) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(MAX);
-            long len = SourceTree.check(PosixCalls.getxattr(path(a, n), a.allocateFrom(name), buf));
+            long len = SourceTree.check(PosixCalls.getxattr(path(a, n), SourceTree.bytes(a, name), buf));
             return buf.asSlice(0, len).toArray(JAVA_BYTE);
         }
     }
@@ -53,7 +53,7 @@ final class Xattrs {
             for (long pos = 0; pos < len; ) {
                 String s = FileIo.cString(buf, pos, len - pos);
                 names.add(s);
-                pos += s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 1;
+                pos += dev.ringfuse.FileNames.encodedLength(s) + 1;
             }
             return names;
         }
@@ -61,7 +61,7 @@ final class Xattrs {
 
     static void remove(Inode n, String name) {
         try (Arena a = Arena.ofConfined()) {
-            SourceTree.check(PosixCalls.removexattr(path(a, n), a.allocateFrom(name)));
+            SourceTree.check(PosixCalls.removexattr(path(a, n), SourceTree.bytes(a, name)));
         }
     }
 }
