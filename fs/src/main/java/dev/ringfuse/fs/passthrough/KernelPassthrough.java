@@ -38,7 +38,9 @@ final class KernelPassthrough {
         else if (init.wanted().contains(Capability.WRITEBACK_CACHE)) why = "the writeback cache is on";
         else if (!init.want(Capability.PASSTHROUGH)) why = "the kernel does not offer it (Linux 6.9+ needed)";
         if (why != null) {
-            LOG.log(mode == PassthroughFs.KernelMode.ON ? Level.WARNING : Level.INFO, "kernel passthrough off: " + why);
+            // ON is a promise about where the data goes: fail the mount (INIT answers EIO) rather than break it
+            if (mode == PassthroughFs.KernelMode.ON) throw new IllegalStateException("kernel passthrough unavailable: " + why);
+            LOG.log(Level.INFO, "kernel passthrough off: " + why);
             return;
         }
         init.maxStackDepth(1); // the source may itself be on a stacked filesystem of depth 0 only

@@ -37,7 +37,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * through this server with pread/pwrite into and out of the request buffers. Design: {@code fs/DESIGN.md}.
  */
 public final class PassthroughFs extends FileIo {
-    /** Kernel passthrough: AUTO uses it when negotiable (root, Linux 6.9+), ON warns when it is not. */
+    /** Kernel passthrough: AUTO uses it when negotiable (root, Linux 6.9+), ON fails the mount when it is not. */
     public enum KernelMode { AUTO, ON, OFF }
 
     /**
