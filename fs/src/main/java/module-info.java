@@ -4,4 +4,5 @@ module dev.ringfuse.fs {
     requires dev.ringfuse.uring;
     exports dev.ringfuse.fs.memfs;
     exports dev.ringfuse.fs.volume;
+    exports dev.ringfuse.fs.passthrough;
 }

@@ -4,6 +4,7 @@ import dev.ringfuse.Fuse;
 import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -46,7 +47,12 @@ final class MountCommand implements Callable<Integer> {
                 .withFsName(source == null ? fs.subtype() : source);
         for (String opt : options) o = o.withOptions(opt);
         if (clearStale && Fuse.clearStale(mountpoint)) System.err.println("cleared a stale mount at " + mountpoint);
-        try (Mount m = Fuse.mount(mountpoint, fs == Filesystems.Kind.volume ? volume.create(source) : fs.create(source), o)) {
+        LowLevelFileSystem filesystem = switch (fs) {
+            case volume -> volume.create(source);
+            case passthrough -> Filesystems.passthrough(source, volume.passthrough);
+            default -> fs.create(source);
+        };
+        try (Mount m = Fuse.mount(mountpoint, filesystem, o)) {
             Thread main = Thread.currentThread();
             Thread hook = new Thread(() -> {
                 m.close();

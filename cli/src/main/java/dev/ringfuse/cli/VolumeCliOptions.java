@@ -20,7 +20,7 @@ final class VolumeCliOptions {
     boolean resizable;
 
     @Option(names = "--passthrough", paramLabel = "MODE", defaultValue = "auto",
-            description = "volume: kernel passthrough auto, on or off (default: ${DEFAULT-VALUE})")
+            description = "volume, passthrough: kernel passthrough of reads and writes, auto, on or off (default: ${DEFAULT-VALUE})")
     String passthrough;
 
     @Option(names = "--io", paramLabel = "MODE", defaultValue = "inline",
