@@ -67,6 +67,7 @@ def parse_args(argv):
     a.runtime = a.runtime or (1 if a.quick else 3)
     a.files = a.files or (1000 if a.quick else 10000)
     a.loops = 1 if a.quick else 4
+    a.warmup = 1 if a.quick else 3
     a.calm_wait = a.calm_wait if a.calm_wait is not None else (3 if a.quick else 15)
     return a
 
@@ -164,6 +165,9 @@ def measure(ctx, args, peer, builds, meta_bin, cmds):
             if job.key.endswith("-awake"):
                 continue
             jobs.layout(job, data, cmds)
+        # warm-up, not recorded: lets JIT-compiled servers reach steady state before the first figure
+        # (every peer gets it, so the C and Go servers are treated alike)
+        jobs.warm_up(data, args.warmup, ctx.logs, cmds)
         for job in jobs.JOBS:
             reps = []
             try:

@@ -103,6 +103,17 @@ def layout(job, directory, commands):
         raise RuntimeError(f"fio layout {job.key} exit {r.returncode}: {(r.stderr or r.stdout).strip()[-400:]}")
 
 
+def warm_up(directory, seconds, tmp, commands):
+    """j2 (QD32, two jobs: the most requests per second) for a few seconds, result discarded."""
+    job = next(j for j in JOBS if j.key == "j2")
+    argv = job.argv(directory, seconds, 1, os.path.join(tmp, "fio-warmup.json"))
+    commands.add("warm-up (not recorded)", shlex.join(argv))
+    try:
+        run(argv, timeout=seconds + 60)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError("warm-up fio timed out")
+
+
 def run_metadata(binary, directory, files, pid, commands):
     """One repetition of bench/native/metadata.c in a fresh empty directory; ops/s per phase."""
     os.makedirs(directory)

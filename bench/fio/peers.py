@@ -127,7 +127,7 @@ class Builds:
 
 
 class Peer:
-    """One server to measure. `start(ctx, builds, mnt, backing)` returns (argv, env) or None (kernel)."""
+    """One server to measure (servers inherit the environment: RINGFUSE_JAVA_OPTS reaches ringfuse's JVM). `start(ctx, builds, mnt, backing)` returns (argv, env) or None (kernel)."""
 
     def __init__(self, name, label, transport, language, start, needs_backing=False, available=None):
         self.name, self.label, self.transport, self.language = name, label, transport, language
@@ -177,22 +177,16 @@ def _go_memfs(ctx, b, mnt, backing):
 def _ringfuse_memfs(transport):
     def start(ctx, b, mnt, backing):
         info = b.ringfuse()
-        return [info["script"], "mount", "memfs", mnt, "--transport", transport], _ringfuse_env(), info["version"]
+        return [info["script"], "mount", "memfs", mnt, "--transport", transport], None, info["version"]
     return start
 
 
 def _ringfuse_passthrough(mode):
     def start(ctx, b, mnt, backing):
         info = b.ringfuse()
-        return ([info["script"], "mount", "passthrough", backing, mnt, "--passthrough", mode], _ringfuse_env(),
+        return ([info["script"], "mount", "passthrough", backing, mnt, "--passthrough", mode], None,
                 info["version"])
     return start
-
-
-def _ringfuse_env():
-    # RINGFUSE_BENCH_JAVA_OPTS lets a profiling run add e.g. JFR without touching the harness
-    extra = os.environ.get("RINGFUSE_BENCH_JAVA_OPTS")
-    return {"RINGFUSE_JAVA_OPTS": extra} if extra else None
 
 
 def _needs_uring(b):
