@@ -67,7 +67,7 @@ def parse_args(argv):
     a.runtime = a.runtime or (1 if a.quick else 3)
     a.files = a.files or (1000 if a.quick else 10000)
     a.loops = 1 if a.quick else 4
-    a.warmup = 1 if a.quick else 3
+    a.warmup = 1 if a.quick else 8
     a.calm_wait = a.calm_wait if a.calm_wait is not None else (3 if a.quick else 15)
     return a
 

@@ -52,6 +52,10 @@ def ratio_cell(num, den, target):
     return f"{r:.2f} ✓" if r >= target else f"**{r:.2f}** ✗"
 
 
+def plain_ratio(num, den):
+    return f"{num / den:.2f}" if num is not None and den else "-"
+
+
 def goals(results):
     """One row per (ringfuse server, comparison), one column per figure: ratio of medians, ✓ when the goal is met."""
     by = {r["name"]: r for r in results}
@@ -62,13 +66,15 @@ def goals(results):
     c_peers = [by[n] for n in ("libfuse-passthrough_ll-mt", "libfuse-passthrough_ll-st") if n in by]
     mt = by.get("libfuse-passthrough_ll-mt")
 
-    def row(rf, what, goal, target, den_of):
-        cells = [ratio_cell(median(rf, k), den_of(k), target) for k in keys]
+    def row(rf, what, goal, target, den_of, goal_keys=None):
+        # ✓/✗ only where the goal applies; elsewhere the bare ratio, for context
+        cells = [ratio_cell(median(rf, k), den_of(k), target) if goal_keys is None or k in goal_keys
+                 else plain_ratio(median(rf, k), den_of(k)) for k in keys]
         lines.append("| " + " | ".join([rf["name"], what, goal] + cells) + " |")
 
     for rf in (r for r in results if r["name"].startswith("ringfuse-") and r.get("jobs")):
         if "memfs" in rf["name"] and jnr:
-            row(rf, "jnr-fuse-memfs", "≥ 2x on j1", 2.0, lambda k: median(jnr, k))
+            row(rf, "jnr-fuse-memfs", "≥ 2x on j1", 2.0, lambda k: median(jnr, k), goal_keys={"j1", "j1-awake"})
         if rf["transport"] == "dev" and mt:
             row(rf, "libfuse passthrough_ll mt", "≥ 1x", 1.0, lambda k: median(mt, k))
         if c_peers:
