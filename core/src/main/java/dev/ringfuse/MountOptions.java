@@ -16,17 +16,20 @@ import java.util.List;
  * @param method          how the mount is made
  * @param threads         /dev/fuse reader threads
  * @param uringDepth      entries per io_uring queue
+ * @param uringSpinMicros how long an io_uring queue thread polls for the next request before it sleeps,
+ *                        while requests keep coming (0: never poll)
  * @param maxWrite        largest write request in bytes (also the largest read)
  * @param initTimeout     how long {@link Fuse#mount} waits for the kernel's INIT
  * @param extra           further -o options, passed to the kernel or fusermount3 as they are
  */
 public record MountOptions(String fsName, String subtype, boolean defaultPermissions, boolean allowOther,
                            boolean readOnly, TransportKind transport, MountMethod method, int threads,
-                           int uringDepth, int maxWrite, Duration initTimeout, List<String> extra) {
+                           int uringDepth, int uringSpinMicros, int maxWrite, Duration initTimeout, List<String> extra) {
 
     public MountOptions {
         if (threads < 1) throw new IllegalArgumentException("threads must be >= 1");
         if (uringDepth < 1) throw new IllegalArgumentException("uringDepth must be >= 1");
+        if (uringSpinMicros < 0 || uringSpinMicros > 10_000) throw new IllegalArgumentException("uringSpinMicros must be 0..10000");
         if (maxWrite < 4096 || maxWrite > (1 << 20)) throw new IllegalArgumentException("maxWrite must be 4 KiB..1 MiB");
         extra = List.copyOf(extra);
     }
@@ -34,24 +37,25 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
     /** ringfuse's defaults: default_permissions, auto transport, 4 readers, depth 8, 1 MiB writes. */
     public static MountOptions defaults() {
         return new MountOptions("ringfuse", "ringfuse", true, false, false, TransportKind.AUTO, MountMethod.AUTO,
-                4, 8, 1 << 20, Duration.ofSeconds(10), List.of());
+                4, 8, 0, 1 << 20, Duration.ofSeconds(10), List.of());
     }
 
-    public MountOptions withFsName(String v) { return new MountOptions(v, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
-    public MountOptions withSubtype(String v) { return new MountOptions(fsName, v, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
-    public MountOptions withDefaultPermissions(boolean v) { return new MountOptions(fsName, subtype, v, allowOther, readOnly, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
-    public MountOptions withAllowOther(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, v, readOnly, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
-    public MountOptions withReadOnly(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, v, transport, method, threads, uringDepth, maxWrite, initTimeout, extra); }
-    public MountOptions withTransport(TransportKind v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, v, method, threads, uringDepth, maxWrite, initTimeout, extra); }
-    public MountOptions withMethod(MountMethod v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, v, threads, uringDepth, maxWrite, initTimeout, extra); }
-    public MountOptions withThreads(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, v, uringDepth, maxWrite, initTimeout, extra); }
-    public MountOptions withUringDepth(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, v, maxWrite, initTimeout, extra); }
-    public MountOptions withMaxWrite(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, v, initTimeout, extra); }
-    public MountOptions withInitTimeout(Duration v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, maxWrite, v, extra); }
+    public MountOptions withFsName(String v) { return new MountOptions(v, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withSubtype(String v) { return new MountOptions(fsName, v, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withDefaultPermissions(boolean v) { return new MountOptions(fsName, subtype, v, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withAllowOther(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, v, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withReadOnly(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, v, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withTransport(TransportKind v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, v, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withMethod(MountMethod v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, v, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withThreads(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, v, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withUringDepth(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, v, uringSpinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withUringSpinMicros(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, v, maxWrite, initTimeout, extra); }
+    public MountOptions withMaxWrite(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, v, initTimeout, extra); }
+    public MountOptions withInitTimeout(Duration v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, v, extra); }
 
     /**
      * Applies comma-separated -o options: ro, rw, default_permissions, allow_other, fsname=, subtype=,
-     * transport=, threads=, max_write=, uring_depth=; anything else is kept in {@link #extra()}.
+     * transport=, threads=, max_write=, uring_depth=, uring_spin=; anything else is kept in {@link #extra()}.
      */
     public MountOptions withOptions(String commaSeparated) {
         MountOptions o = this;
@@ -73,10 +77,11 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
                 case "threads" -> o = o.withThreads(Integer.parseInt(val));
                 case "max_write" -> o = o.withMaxWrite(Integer.parseInt(val));
                 case "uring_depth" -> o = o.withUringDepth(Integer.parseInt(val));
+                case "uring_spin" -> o = o.withUringSpinMicros(Integer.parseInt(val));
                 default -> rest.add(opt);
             }
         }
         return new MountOptions(o.fsName, o.subtype, o.defaultPermissions, o.allowOther, o.readOnly, o.transport,
-                o.method, o.threads, o.uringDepth, o.maxWrite, o.initTimeout, rest);
+                o.method, o.threads, o.uringDepth, o.uringSpinMicros, o.maxWrite, o.initTimeout, rest);
     }
 }

@@ -47,8 +47,10 @@ public class FileChannelIo {
         return FileChannel.open(DataFile.path(), opts.toArray(OpenOption[]::new));
     }
 
+    /** A 4096-aligned direct buffer of exactly {@code size} bytes (O_DIRECT needs the alignment). */
     static ByteBuffer alignedBuffer(int size) {
-        return ByteBuffer.allocateDirect(size + 4096).alignedSlice(4096).limit(size).slice();
+        int rounded = (size + 4095) & ~4095;
+        return ByteBuffer.allocateDirect(rounded + 4096).alignedSlice(4096).limit(size).slice();
     }
 
     @Setup(Level.Trial)

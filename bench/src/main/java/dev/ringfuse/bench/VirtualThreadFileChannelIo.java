@@ -44,6 +44,7 @@ public class VirtualThreadFileChannelIo {
     private ExecutorService vts;
     private DataFile.Offsets offsets;
     private boolean write;
+    private volatile Throwable failure;   // an operation failed on its virtual thread: fail the benchmark
 
     @Setup(Level.Trial)
     public void setup() throws IOException {
@@ -64,8 +65,8 @@ public class VirtualThreadFileChannelIo {
             try {
                 int n = write ? ch.write(b, off) : ch.read(b, off);
                 if (n != size) throw new IllegalStateException("short I/O: " + n);
-            } catch (IOException e) {
-                throw new RuntimeException(e);
+            } catch (Throwable e) {
+                failure = e;
             } finally {
                 done.add(slot);
             }
@@ -75,6 +76,7 @@ public class VirtualThreadFileChannelIo {
     @Benchmark
     public int randomIo() throws InterruptedException {
         int slot = done.take();
+        if (failure != null) throw new IllegalStateException("I/O failed on a virtual thread", failure);
         start(slot);
         return slot;
     }

@@ -13,21 +13,22 @@ import java.util.concurrent.CompletableFuture;
  * create; for the inode: setattr, unlink, rmdir, rename, setxattr, removexattr, readdir), nor while
  * holding a lock such a handler needs: send them from another thread.
  *
- * <p>Each method throws {@link IOException} with the errno the kernel returned (ENOENT when the kernel
- * does not know the node, which is not an error for invalidation) or ENOTCONN once unmounted.
+ * <p>The invalidations return false when the kernel had nothing cached for the node or name (ENOENT),
+ * which is not an error. Every method throws {@link IOException} with the errno the kernel returned for a
+ * real failure, and ENOTCONN once unmounted.
  */
 public interface Notifier {
     /** Drops cached attributes and, for {@code offset >= 0}, cached data from offset for len (0 = to EOF). */
-    void invalInode(long nodeid, long offset, long length) throws IOException;
+    boolean invalInode(long nodeid, long offset, long length) throws IOException;
 
     /** Drops the cached name {@code name} in {@code parent}. */
-    void invalEntry(long parent, String name) throws IOException;
+    boolean invalEntry(long parent, String name) throws IOException;
 
     /** Marks the cached name as expired only, without dropping it. */
-    void expireEntry(long parent, String name) throws IOException;
+    boolean expireEntry(long parent, String name) throws IOException;
 
     /** Tells the kernel {@code name} in {@code parent}, which was {@code child}, is gone. */
-    void delete(long parent, long child, String name) throws IOException;
+    boolean delete(long parent, long child, String name) throws IOException;
 
     /** Puts {@code data} into the page cache of {@code nodeid} at {@code offset}. */
     void store(long nodeid, long offset, MemorySegment data) throws IOException;

@@ -242,7 +242,7 @@ public final class Decoder {
 
     private static String utf8(MemorySegment p, long from, long to) {
         byte[] b = p.asSlice(from, to - from).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        return new String(b, StandardCharsets.UTF_8);
+        return dev.ringfuse.FileNames.decode(b);
     }
 
     /** Internal signal for input that cannot be decoded; never escapes {@link #decode}. */

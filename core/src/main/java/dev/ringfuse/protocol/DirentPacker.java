@@ -41,7 +41,7 @@ public final class DirentPacker {
      * @throws IllegalArgumentException for a name the kernel would reject
      */
     public boolean add(String name, long ino, int mode, long nextOffset, Entry entry) {
-        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        byte[] n = dev.ringfuse.FileNames.encode(name);
         if (n.length == 0 || n.length > dev.ringfuse.kernel.Fuse.NAME_MAX_KERNEL || name.indexOf('/') >= 0) {
             throw new IllegalArgumentException("directory entry name the kernel rejects: \"" + name + "\"");
         }

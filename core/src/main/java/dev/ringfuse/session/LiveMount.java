@@ -6,7 +6,7 @@ import dev.ringfuse.MountMethod;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.mount.MountInfo;
 import dev.ringfuse.mount.Mounter;
-import dev.ringfuse.sys.Libc;
+import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.transport.DevFuseTransport;
 import dev.ringfuse.transport.UringTransport;
 import java.nio.file.Path;
@@ -24,7 +24,7 @@ final class LiveMount implements Mount {
 
     private final Path mountpoint;
     private final MountMethod method;
-    private final int fd;
+    private final GuardedFd fd;
     private final CountDownLatch gone = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Session session;
@@ -34,7 +34,7 @@ final class LiveMount implements Mount {
     private volatile int connection = -1;
     private Thread hook;
 
-    LiveMount(Path mountpoint, MountMethod method, int fd) {
+    LiveMount(Path mountpoint, MountMethod method, GuardedFd fd) {
         this.mountpoint = mountpoint;
         this.method = method;
         this.fd = fd;
@@ -131,20 +131,26 @@ final class LiveMount implements Mount {
             Thread.currentThread().interrupt();
         }
         UringTransport u = uring;
+        boolean queuesEnded = true;
         if (u != null) {
             try {
                 if (!u.awaitEnd(2, TimeUnit.SECONDS)) {
                     u.stop();
-                    u.awaitEnd(5, TimeUnit.SECONDS);
+                    queuesEnded = u.awaitEnd(5, TimeUnit.SECONDS);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                queuesEnded = false;
             }
         }
         Session s = session;
         if (s != null) s.end();
         if (t != null) t.close();
-        Libc.close(fd);
+        if ((t == null || t.isEnded()) && queuesEnded) {
+            fd.close();
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "the session descriptor of " + mountpoint + " stays open: a thread still uses it");
+        }
         gone.countDown();
     }
 

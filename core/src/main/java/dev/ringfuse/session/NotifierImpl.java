@@ -1,12 +1,13 @@
 package dev.ringfuse.session;
 
 import dev.ringfuse.Errno;
+import dev.ringfuse.FileNames;
 import dev.ringfuse.kernel.Fuse;
 import dev.ringfuse.kernel.Off;
 import dev.ringfuse.lowlevel.Notifier;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.sys.ErrnoException;
-import dev.ringfuse.sys.Libc;
+import dev.ringfuse.sys.GuardedFd;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,17 +26,28 @@ import static dev.ringfuse.protocol.Wire.i64;
  * confined arena.
  */
 public final class NotifierImpl implements Notifier {
-    private final int devFd;
+    private final GuardedFd dev;
     private final AtomicLong retrieveIds = new AtomicLong(1);
     private final ConcurrentHashMap<Long, CompletableFuture<byte[]>> retrievals = new ConcurrentHashMap<>();
     private volatile boolean ended;
 
-    NotifierImpl(int devFd) {
-        this.devFd = devFd;
+    NotifierImpl(GuardedFd dev) {
+        this.dev = dev;
     }
 
     private interface Body {
         int write(MemorySegment payload);
+    }
+
+    /** Sends an invalidation; false if the kernel had nothing cached for it (ENOENT). */
+    private boolean invalidate(int code, int maxPayload, Body body) throws IOException {
+        try {
+            notify(code, maxPayload, body);
+            return true;
+        } catch (ErrnoException e) {
+            if (e.errno() == Errno.ENOENT.code()) return false;
+            throw e;
+        }
     }
 
     private void notify(int code, int maxPayload, Body body) throws IOException {
@@ -46,18 +58,18 @@ public final class NotifierImpl implements Notifier {
             i32(msg, Off.OUT_HEADER_LEN, len);
             i32(msg, Off.OUT_HEADER_ERROR, code);
             i64(msg, Off.OUT_HEADER_UNIQUE, 0);
-            long n = Libc.write(devFd, msg, len);
+            long n = dev.write(msg, len);
             if (n < 0) throw new ErrnoException("notify " + code, (int) -n);
         }
     }
 
     private static byte[] name(String name) {
-        return name.getBytes(StandardCharsets.UTF_8);
+        return FileNames.encode(name);
     }
 
     @Override
-    public void invalInode(long nodeid, long offset, long length) throws IOException {
-        notify(Fuse.NOTIFY_INVAL_INODE, Off.SIZEOF_NOTIFY_INVAL_INODE_OUT, p -> {
+    public boolean invalInode(long nodeid, long offset, long length) throws IOException {
+        return invalidate(Fuse.NOTIFY_INVAL_INODE, Off.SIZEOF_NOTIFY_INVAL_INODE_OUT, p -> {
             i64(p, Off.NOTIFY_INVAL_INODE_OUT_INO, nodeid);
             i64(p, Off.NOTIFY_INVAL_INODE_OUT_OFF, offset);
             i64(p, Off.NOTIFY_INVAL_INODE_OUT_LEN, length);
@@ -66,18 +78,18 @@ public final class NotifierImpl implements Notifier {
     }
 
     @Override
-    public void invalEntry(long parent, String name) throws IOException {
-        invalEntry(parent, name, 0);
+    public boolean invalEntry(long parent, String name) throws IOException {
+        return invalEntry(parent, name, 0);
     }
 
     @Override
-    public void expireEntry(long parent, String name) throws IOException {
-        invalEntry(parent, name, Fuse.EXPIRE_ONLY);
+    public boolean expireEntry(long parent, String name) throws IOException {
+        return invalEntry(parent, name, Fuse.EXPIRE_ONLY);
     }
 
-    private void invalEntry(long parent, String name, int flags) throws IOException {
+    private boolean invalEntry(long parent, String name, int flags) throws IOException {
         byte[] n = name(name);
-        notify(Fuse.NOTIFY_INVAL_ENTRY, Off.SIZEOF_NOTIFY_INVAL_ENTRY_OUT + n.length + 1, p -> {
+        return invalidate(Fuse.NOTIFY_INVAL_ENTRY, Off.SIZEOF_NOTIFY_INVAL_ENTRY_OUT + n.length + 1, p -> {
             i64(p, Off.NOTIFY_INVAL_ENTRY_OUT_PARENT, parent);
             i32(p, Off.NOTIFY_INVAL_ENTRY_OUT_NAMELEN, n.length);
             i32(p, Off.NOTIFY_INVAL_ENTRY_OUT_FLAGS, flags);
@@ -88,9 +100,9 @@ public final class NotifierImpl implements Notifier {
     }
 
     @Override
-    public void delete(long parent, long child, String name) throws IOException {
+    public boolean delete(long parent, long child, String name) throws IOException {
         byte[] n = name(name);
-        notify(Fuse.NOTIFY_DELETE, Off.SIZEOF_NOTIFY_DELETE_OUT + n.length + 1, p -> {
+        return invalidate(Fuse.NOTIFY_DELETE, Off.SIZEOF_NOTIFY_DELETE_OUT + n.length + 1, p -> {
             i64(p, Off.NOTIFY_DELETE_OUT_PARENT, parent);
             i64(p, Off.NOTIFY_DELETE_OUT_CHILD, child);
             i32(p, Off.NOTIFY_DELETE_OUT_NAMELEN, n.length);
@@ -155,7 +167,7 @@ public final class NotifierImpl implements Notifier {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment map = a.allocate(Off.SIZEOF_BACKING_MAP, 8);
             i32(map, Off.BACKING_MAP_FD, fd);
-            return Libc.ioctl(devFd, Fuse.DEV_IOC_BACKING_OPEN, map, "FUSE_DEV_IOC_BACKING_OPEN");
+            return dev.ioctl(Fuse.DEV_IOC_BACKING_OPEN, map, "FUSE_DEV_IOC_BACKING_OPEN");
         }
     }
 
@@ -165,7 +177,7 @@ public final class NotifierImpl implements Notifier {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment id = a.allocate(ValueLayout.JAVA_INT);
             id.set(ValueLayout.JAVA_INT, 0, backingId);
-            Libc.ioctl(devFd, Fuse.DEV_IOC_BACKING_CLOSE, id, "FUSE_DEV_IOC_BACKING_CLOSE");
+            dev.ioctl(Fuse.DEV_IOC_BACKING_CLOSE, id, "FUSE_DEV_IOC_BACKING_CLOSE");
         }
     }
 

@@ -210,7 +210,7 @@ final class ReplyHandle implements RequestContext, StatusReply, EntryReply, Attr
 
     @Override
     public void target(String target) {
-        target(target.getBytes(StandardCharsets.UTF_8));
+        target(dev.ringfuse.FileNames.encode(target));
     }
 
     @Override
@@ -269,11 +269,11 @@ final class ReplyHandle implements RequestContext, StatusReply, EntryReply, Attr
     @Override
     public void names(Collection<String> names) {
         int total = 0;
-        for (String n : names) total += n.getBytes(StandardCharsets.UTF_8).length + 1;
+        for (String n : names) total += dev.ringfuse.FileNames.encodedLength(n) + 1;
         byte[] all = new byte[total];
         int at = 0;
         for (String n : names) {
-            byte[] b = n.getBytes(StandardCharsets.UTF_8);
+            byte[] b = dev.ringfuse.FileNames.encode(n);
             System.arraycopy(b, 0, all, at, b.length);
             at += b.length + 1;
         }

@@ -9,6 +9,7 @@ import dev.ringfuse.lowlevel.Capability;
 import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.mount.Mounter;
+import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.Libc;
 import dev.ringfuse.transport.DevFuseTransport;
 import dev.ringfuse.transport.UringTransport;
@@ -21,12 +22,12 @@ public final class Server implements InitHooks {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
 
     private final MountOptions options;
-    private final int fd;
+    private final GuardedFd fd;
     private final String uringUnavailable;
     private Session session;
     private volatile UringTransport uring;
 
-    private Server(MountOptions options, int fd, String uringUnavailable) {
+    private Server(MountOptions options, GuardedFd fd, String uringUnavailable) {
         this.options = options;
         this.fd = fd;
         this.uringUnavailable = uringUnavailable;
@@ -51,7 +52,7 @@ public final class Server implements InitHooks {
         } else {
             fd = Mounter.mountFusermount(mnt, options);
         }
-        Server server = new Server(options, fd, uringUnavailable);
+        Server server = new Server(options, new GuardedFd(fd), uringUnavailable);
         return server.serve(mnt, fs, method);
     }
 
@@ -102,7 +103,7 @@ public final class Server implements InitHooks {
             if (required) throw new IOException("the kernel did not offer FUSE_OVER_IO_URING in INIT");
             return;
         }
-        UringTransport u = new UringTransport(session, fd, options.uringDepth(), Math.max(8192, init.maxWrite()));
+        UringTransport u = new UringTransport(session, fd.fd(), options.uringDepth(), options.uringSpinMicros(), Math.max(8192, init.maxWrite()));
         try {
             u.prepare();
         } catch (IOException e) {

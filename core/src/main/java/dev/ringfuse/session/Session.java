@@ -9,6 +9,7 @@ import dev.ringfuse.lowlevel.Capability;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.protocol.Decoder;
 import dev.ringfuse.protocol.Request;
+import dev.ringfuse.sys.GuardedFd;
 import java.lang.ref.Cleaner;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,10 +39,10 @@ public final class Session {
     private final InitHooks hooks;
     private volatile Throwable initFailure;
 
-    public Session(LowLevelFileSystem fs, MountOptions options, int devFd, InitHooks hooks) {
+    public Session(LowLevelFileSystem fs, MountOptions options, GuardedFd dev, InitHooks hooks) {
         this.fs = fs;
         this.options = options;
-        this.notifier = new NotifierImpl(devFd);
+        this.notifier = new NotifierImpl(dev);
         this.hooks = hooks;
     }
 

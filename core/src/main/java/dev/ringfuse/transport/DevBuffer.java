@@ -2,7 +2,7 @@ package dev.ringfuse.transport;
 
 import dev.ringfuse.kernel.Off;
 import dev.ringfuse.session.Exchange;
-import dev.ringfuse.sys.Libc;
+import dev.ringfuse.sys.GuardedFd;
 import java.lang.foreign.MemorySegment;
 
 import static dev.ringfuse.protocol.Wire.i32;
@@ -18,7 +18,7 @@ final class DevBuffer implements Exchange {
     private final MemorySegment body;
     private final DevFuseTransport owner;
     /** The descriptor that read the request now in this buffer. */
-    int fd;
+    GuardedFd fd;
 
     DevBuffer(MemorySegment seg, DevFuseTransport owner) {
         this.seg = seg;
@@ -38,7 +38,7 @@ final class DevBuffer implements Exchange {
             i32(seg, Off.OUT_HEADER_LEN, len);
             i32(seg, Off.OUT_HEADER_ERROR, error);
             i64(seg, Off.OUT_HEADER_UNIQUE, unique);
-            long n = Libc.write(fd, seg, len);
+            long n = fd.write(seg, len);
             if (n < 0) owner.writeFailed(unique, (int) -n);
         } catch (IllegalStateException closed) {
             // the transport was closed (its buffers freed) before this late reply: nothing to answer

@@ -5,6 +5,7 @@ import dev.ringfuse.kernel.Fuse;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.session.Session;
 import dev.ringfuse.sys.ErrnoException;
+import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.Libc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,7 +30,7 @@ public final class DevFuseTransport {
     private static final int EINTR = 4, EAGAIN = 11, ENOENT = 2, ENODEV = 19, ECONNABORTED = 103;
 
     private final Session session;
-    private final int masterFd;
+    private final GuardedFd master;
     private final int threads;
     private final int bufferSize;
     private final int maxBuffers;
@@ -37,7 +38,7 @@ public final class DevFuseTransport {
     private final LinkedBlockingQueue<DevBuffer> free = new LinkedBlockingQueue<>();
     private final AtomicInteger allocated = new AtomicInteger();
     private final List<Thread> readers = new ArrayList<>();
-    private final List<Integer> cloneFds = new ArrayList<>();
+    private final List<GuardedFd> clones = new ArrayList<>();
     private final CountDownLatch ended = new CountDownLatch(1);
     private final AtomicInteger running = new AtomicInteger();
     private final Runnable onEnd;
@@ -47,9 +48,9 @@ public final class DevFuseTransport {
      * @param bufferSize bytes per request buffer: at least max_write + 4 KiB
      * @param onEnd      run once when the last reader has stopped (unmount, abort, close)
      */
-    public DevFuseTransport(Session session, int masterFd, int threads, int bufferSize, Runnable onEnd) {
+    public DevFuseTransport(Session session, GuardedFd master, int threads, int bufferSize, Runnable onEnd) {
         this.session = session;
-        this.masterFd = masterFd;
+        this.master = master;
         this.threads = threads;
         this.bufferSize = Math.max(bufferSize, Fuse.MIN_READ_BUFFER);
         this.maxBuffers = threads * 4 + 16;
@@ -58,41 +59,42 @@ public final class DevFuseTransport {
 
     /** Starts the first reader on the session descriptor (it will read INIT). */
     public void startFirst() {
-        startReader(masterFd, 0);
+        startReader(master, 0);
     }
 
     /** Starts the remaining readers, each on a fresh clone (needs the mount made). */
     public void startClones() {
         for (int i = 1; i < threads; i++) {
-            int fd;
+            GuardedFd fd;
             try {
                 fd = cloneDevice();
             } catch (ErrnoException e) {
                 LOG.log(System.Logger.Level.WARNING, "cannot clone /dev/fuse (" + e.getMessage()
                         + "); reader " + i + " shares the session descriptor");
-                fd = masterFd;
+                fd = master;
             }
             startReader(fd, i);
         }
     }
 
-    private int cloneDevice() throws ErrnoException {
+    private GuardedFd cloneDevice() throws ErrnoException {
         int fd = Libc.open("/dev/fuse", Libc.O_RDWR | Libc.O_CLOEXEC, 0);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment old = a.allocate(ValueLayout.JAVA_INT);
-            old.set(ValueLayout.JAVA_INT, 0, masterFd);
+            old.set(ValueLayout.JAVA_INT, 0, master.fd());
             Libc.ioctl(fd, Fuse.DEV_IOC_CLONE, old, "FUSE_DEV_IOC_CLONE");
         } catch (ErrnoException e) {
             Libc.close(fd);
             throw e;
         }
-        synchronized (cloneFds) {
-            cloneFds.add(fd);
+        GuardedFd g = new GuardedFd(fd);
+        synchronized (clones) {
+            clones.add(g);
         }
-        return fd;
+        return g;
     }
 
-    private void startReader(int fd, int index) {
+    private void startReader(GuardedFd fd, int index) {
         running.incrementAndGet();
         Thread t = Thread.ofPlatform().daemon().name("ringfuse-dev-" + index).unstarted(() -> readLoop(fd));
         synchronized (readers) {
@@ -101,11 +103,11 @@ public final class DevFuseTransport {
         t.start();
     }
 
-    private void readLoop(int fd) {
+    private void readLoop(GuardedFd fd) {
         try {
             DevBuffer b = acquire();
-            while (b != null) {
-                long n = Libc.read(fd, b.seg, bufferSize);
+            while (b != null && !closing) {
+                long n = Libc.read(fd.fd(), b.seg, bufferSize);
                 if (n < 0) {
                     int e = (int) -n;
                     if (e == EINTR || e == EAGAIN || e == ENOENT) continue;
@@ -175,21 +177,24 @@ public final class DevFuseTransport {
 
     /**
      * Closes the clone descriptors and frees the buffers. Call after the readers have stopped; if some are
-     * still blocked, the buffers stay allocated (they are in use by the kernel call) and are left to the GC.
+     * still blocked in read(2), their descriptors and buffers are left open (closing them could hand the
+     * number to an unrelated open(2) under a reader that reads again) and the leak is logged.
      */
     public void close() {
         closing = true;
         boolean stopped = isEnded();
-        synchronized (cloneFds) {
-            for (int fd : cloneFds) Libc.close(fd);
-            cloneFds.clear();
+        if (!stopped) {
+            LOG.log(System.Logger.Level.WARNING, "/dev/fuse readers still blocked; their descriptors stay open");
+            return;
         }
-        if (stopped) {
-            try {
-                arena.close();
-            } catch (IllegalStateException inUse) {
-                LOG.log(System.Logger.Level.DEBUG, "transport buffers still in use; left to the GC");
-            }
+        synchronized (clones) {
+            clones.forEach(GuardedFd::close);
+            clones.clear();
+        }
+        try {
+            arena.close();
+        } catch (IllegalStateException inUse) {
+            LOG.log(System.Logger.Level.DEBUG, "transport buffers still in use; left to the GC");
         }
     }
 }

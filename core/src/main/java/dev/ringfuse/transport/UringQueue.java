@@ -40,6 +40,10 @@ final class UringQueue implements Runnable {
 
     private final int qid;
     private final int depth;
+    /** Poll this long for the next completion before sleeping in io_uring_enter; 0 = never. */
+    private final long spinNanos;
+    /** When the last request arrived: polling only pays while requests keep coming. */
+    private long lastRequest;
     private final int payloadSize;
     private final int devFd;
     private final Session session;
@@ -57,9 +61,10 @@ final class UringQueue implements Runnable {
     private boolean[] registered;
     private int live;
 
-    UringQueue(int qid, int depth, int payloadSize, int devFd, Session session, UringTransport owner) {
+    UringQueue(int qid, int depth, long spinNanos, int payloadSize, int devFd, Session session, UringTransport owner) {
         this.qid = qid;
         this.depth = depth;
+        this.spinNanos = spinNanos;
         this.payloadSize = payloadSize;
         this.devFd = devFd;
         this.session = session;
@@ -144,10 +149,27 @@ final class UringQueue implements Runnable {
 
     private void loop() throws UringException {
         while (live > 0) {
-            ring.submitAndWait(1);
+            if (spinNanos == 0 || !poll()) ring.submitAndWait(1);
             ring.reap(this::completed);
             drainRemote();
         }
+    }
+
+    /**
+     * Submits the pending commits and polls the completion queue for up to spinNanos, if a request came in
+     * within the last 10 spin periods (so an idle queue sleeps at once). A completion posted by the kernel's
+     * task work interrupts the poll: the ring has no COOP_TASKRUN. Returns whether one arrived.
+     */
+    private boolean poll() throws UringException {
+        long now = System.nanoTime();
+        if (now - lastRequest > 10 * spinNanos) return false;
+        ring.submit();
+        long end = now + spinNanos;
+        while (ring.cqReady() == 0) {
+            if (System.nanoTime() > end) return false;
+            Thread.onSpinWait();
+        }
+        return true;
     }
 
     private void completed(long userData, int res, int flags) {
@@ -196,6 +218,7 @@ final class UringQueue implements Runnable {
     }
 
     private void serve(UringEntry e) {
+        if (spinNanos > 0) lastRequest = System.nanoTime();
         MemorySegment h = e.header;
         long ent = Off.URING_REQ_HEADER_RING_ENT_IN_OUT;
         e.commitId = i64(h, ent + Off.URING_ENT_IN_OUT_COMMIT_ID);
@@ -204,8 +227,14 @@ final class UringQueue implements Runnable {
         Header hdr = Decoder.header(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER));
         Opcode op = Opcode.of(hdr.opcode());
         int in = op == null ? 0 : d.inSize(op);
-        Request r = d.decode(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER),
-                h.asSlice(Off.URING_REQ_HEADER_OP_IN, in), e.payload.asSlice(0, Math.min(payloadSz, payloadSize)));
+        MemorySegment payload = e.payload.asSlice(0, Math.min(payloadSz, payloadSize));
+        MemorySegment opIn = h.asSlice(Off.URING_REQ_HEADER_OP_IN, in);
+        if (op == Opcode.NOTIFY_REPLY && payload.byteSize() >= in) {
+            // [observed on 6.18] the answer to a RETRIEVE carries its op struct in the payload, not in op_in
+            opIn = payload.asSlice(0, in);
+            payload = payload.asSlice(in);
+        }
+        Request r = d.decode(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER), opIn, payload);
         session.handle(r, e);
     }
 

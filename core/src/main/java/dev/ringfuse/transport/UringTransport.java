@@ -24,11 +24,11 @@ public final class UringTransport {
     private final CountDownLatch registered;
     private final CountDownLatch ended;
 
-    public UringTransport(Session session, int devFd, int depth, int payloadSize) {
+    public UringTransport(Session session, int devFd, int depth, int spinMicros, int payloadSize) {
         int n = Cpus.possible();
         registered = new CountDownLatch(n);
         ended = new CountDownLatch(n);
-        for (int q = 0; q < n; q++) queues.add(new UringQueue(q, depth, payloadSize, devFd, session, this));
+        for (int q = 0; q < n; q++) queues.add(new UringQueue(q, depth, spinMicros * 1000L, payloadSize, devFd, session, this));
     }
 
     /** Why io_uring cannot be used here, or null if the kernel side is available. */

@@ -62,6 +62,23 @@ public interface PosixFileScenarios extends ScenarioContext {
     }
 
     @Test
+    default void openingARunningExecutableForWritingIsRefusedAndChangesNothing() throws Exception {
+        Path exe = dir().resolve("busy-exe");
+        Files.copy(Path.of("/bin/sleep"), exe);
+        Files.setPosixFilePermissions(exe, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        byte[] before = Files.readAllBytes(exe);
+        Process p = new ProcessBuilder(exe.toString(), "30").start();
+        try {
+            for (int flags : new int[] {Libc.O_WRONLY, Libc.O_RDWR, Libc.O_RDONLY | Libc.O_TRUNC}) {
+                assertErrno(Errno.ETXTBSY, () -> Libc.open(s(exe), flags, 0));
+            }
+            assertArrayEquals(before, Files.readAllBytes(exe), "a refused O_TRUNC must not have truncated");
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
     default void overwriteInTheMiddleKeepsTheRest() throws Exception {
         byte[] data = pattern(2, 65_536);
         Path f = file(dir().resolve("f"), data);

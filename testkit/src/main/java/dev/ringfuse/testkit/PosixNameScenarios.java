@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.testkit.internal.Libc;
+import dev.ringfuse.testkit.internal.Procs;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
@@ -81,5 +82,29 @@ public interface PosixNameScenarios extends ScenarioContext {
         }
         for (String n : names) Libc.unlink(under(n));
         assertEquals(List.of(), Libc.listDir(s(dir()), 4096));
+    }
+
+    @Test
+    default void namesThatAreNotUtf8RoundTripByteForByte() throws Exception {
+        // Linux names are bytes: invalid UTF-8 must come back exactly as it went in, and two different
+        // invalid names must stay two names
+        String script = """
+                import os, sys
+                d = os.fsencode(sys.argv[1])
+                names = [b'bad\\xff\\xfe', b'bad\\xfe\\xff', b'latin1-caf\\xe9', b'\\xc3', b'ok-\\xc3\\xa9']
+                for n in names:
+                    with open(os.path.join(d, n), 'wb') as f:
+                        f.write(n)
+                listed = sorted(os.listdir(d))
+                assert listed == sorted(names), listed
+                for n in names:
+                    with open(os.path.join(d, n), 'rb') as f:
+                        assert f.read() == n, n
+                    os.rename(os.path.join(d, n), os.path.join(d, n + b'.moved'))
+                assert sorted(os.listdir(d)) == sorted(n + b'.moved' for n in names), os.listdir(d)
+                print('OK')
+                """;
+        Procs.Result r = Procs.python(script, s(dir()));
+        assertEquals("OK", r.out().trim(), r.err());
     }
 }

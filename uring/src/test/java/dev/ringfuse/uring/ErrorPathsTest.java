@@ -103,6 +103,27 @@ class ErrorPathsTest {
     }
 
     @Test
+    void singleIssuerRingRefusesAnotherSubmitter() throws Exception {
+        try (IoUring ring = IoUring.open(RingConfig.builder(4).singleIssuer().build())) {
+            ring.nextSqe().prepNop().userData(1);
+            assertEquals(0, Rings.one(ring).res());            // the creating thread may submit
+            ring.nextSqe().prepNop().userData(2);
+            CompletableFuture<Throwable> other = new CompletableFuture<>();
+            Thread.ofPlatform().start(() -> {
+                try {
+                    ring.submit();
+                    other.complete(null);
+                } catch (Throwable t) {
+                    other.complete(t);
+                }
+            }).join();
+            UringException e = assertInstanceOf(UringException.class, other.join());
+            assertEquals("EEXIST", e.errnoName());
+            assertEquals("io_uring_enter", e.operation());
+        }
+    }
+
+    @Test
     void heapSegmentsAreRejected() throws Exception {
         try (IoUring ring = IoUring.open(RingConfig.builder(4).build())) {
             MemorySegment heap = MemorySegment.ofArray(new byte[16]);

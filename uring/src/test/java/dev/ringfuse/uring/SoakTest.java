@@ -75,6 +75,31 @@ class SoakTest {
         assertTrue(fds < 200, "leaked fds: " + fds);
     }
 
+    @Test
+    void millionLoopRoundTripsKeepNativeMemoryFlat() throws Exception {
+        try (UringLoop loop = UringLoop.start(256)) {
+            // warm-up to a steady state: JIT, and a heap that has grown to its working size (a heap that shrinks
+            // after System.gc() keeps its pages resident for a while, so RSS minus committed heap is no measure)
+            loopNops(loop, 1_000_000);
+            System.gc();
+            long before = rssBytes();
+            loopNops(loop, 1_000_000);
+            System.gc();
+            long after = rssBytes();
+            System.out.printf("loop: 1M round trips, RSS %d MiB -> %d MiB%n", before / MIB, after / MIB);
+            assertTrue(after - before < 32 * MIB, "native memory grew by " + (after - before) / MIB + " MiB");
+        }
+    }
+
+    /** NOPs through the event loop, 512 futures in flight at a time. */
+    private static void loopNops(UringLoop loop, int total) {
+        java.util.concurrent.CompletableFuture<?>[] window = new java.util.concurrent.CompletableFuture<?>[512];
+        for (int done = 0; done < total; done += window.length) {
+            for (int i = 0; i < window.length; i++) window[i] = loop.nop();
+            java.util.concurrent.CompletableFuture.allOf(window).join();
+        }
+    }
+
     private static void cycle() throws Exception {
         try (IoUring ring = IoUring.open(RingConfig.builder(64).sqe128().build());
              java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {

@@ -11,13 +11,15 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The bytes of one regular file: a sparse map from chunk index to a byte array, plus the file size.
+ * The bytes of one regular file: a sparse map from chunk index to a span of bytes, plus the file size.
  *
- * <p>Chunk {@code i} covers bytes {@code [i * chunkSize, (i + 1) * chunkSize)}. Its array starts at the
- * chunk's first byte and is a whole number of 4 KiB pages long, at most {@code chunkSize}: small files
- * cost pages, not chunks, and an append grows only the last chunk (by doubling, so appends stay
- * amortised O(1)) — never the whole file. Everything not covered by an array is a hole and reads as zeros.
- * Bytes of an array beyond the file size are always zero, so growing the size never exposes stale data.
+ * <p>Chunk {@code i} covers bytes {@code [i * chunkSize, (i + 1) * chunkSize)}. It holds at most one span:
+ * an array covering a page-aligned part of the chunk, a whole number of 4 KiB pages long. Small files and
+ * scattered writes cost pages, not chunks; an append grows only the last span (by doubling, so appends stay
+ * amortised O(1)) and never copies more than one chunk. Everything no span covers is a hole and reads as
+ * zeros; SEEK_HOLE/SEEK_DATA see holes at page granularity, except a gap between two written regions of
+ * the same chunk, which the span fills with zeros. Bytes of a span beyond the file size are always zero, so
+ * growing the size never exposes stale data.
  *
  * <p>Not thread-safe: the owning {@link FileNode} guards it with its content lock. {@link #size()} and
  * {@link #allocatedBytes()} are volatile so that getattr can read them without that lock.
@@ -36,11 +38,24 @@ final class ChunkStore {
 
     static final int PAGE = 4096;
 
+    /** The bytes a chunk holds: {@code bytes} covers offsets {@code [start, start + bytes.length)} of the chunk. */
+    private static final class Span {
+        int start;
+        byte[] bytes;
+
+        Span(int start, byte[] bytes) {
+            this.start = start;
+            this.bytes = bytes;
+        }
+
+        int end() { return start + bytes.length; }
+    }
+
     private final int shift;
     private final int chunkSize;
     private final long mask;
     private final Space space;
-    private final TreeMap<Long, byte[]> chunks = new TreeMap<>();
+    private final TreeMap<Long, Span> chunks = new TreeMap<>();
     private volatile long size;
     private volatile long allocated;
 
@@ -59,8 +74,6 @@ final class ChunkStore {
     /** Bytes held in arrays, for st_blocks and statfs. */
     long allocatedBytes() { return allocated; }
 
-    int chunkCount() { return chunks.size(); }
-
     /** Copies up to {@code len} bytes at {@code off} into {@code dst}; returns how many (0 at or past EOF). */
     int read(long off, MemorySegment dst, int len) {
         long sz = size;
@@ -71,10 +84,13 @@ final class ChunkStore {
             long pos = off + done;
             int in = (int) (pos & mask);
             int k = Math.min(n - done, chunkSize - in);
-            byte[] c = chunks.get(pos >>> shift);
-            int avail = c == null ? 0 : Math.max(0, Math.min(k, c.length - in));
-            if (avail > 0) MemorySegment.copy(c, in, dst, ValueLayout.JAVA_BYTE, done, avail);
-            if (avail < k) dst.asSlice(done + avail, k - avail).fill((byte) 0);
+            Span c = chunks.get(pos >>> shift);
+            int from = c == null ? in + k : Math.clamp(c.start, in, in + k);
+            int to = c == null ? in + k : Math.clamp(c.end(), from, in + k);
+            // zeros before the span, the span's bytes, zeros after it
+            dst.asSlice(done, from - in).fill((byte) 0);
+            if (from < to) MemorySegment.copy(c.bytes, from - c.start, dst, ValueLayout.JAVA_BYTE, done + from - in, to - from);
+            dst.asSlice(done + to - in, in + k - to).fill((byte) 0);
             done += k;
         }
         return n;
@@ -94,8 +110,8 @@ final class ChunkStore {
                 long pos = off + done;
                 int in = (int) (pos & mask);
                 int k = (int) Math.min(len - done, chunkSize - in);
-                byte[] c = grow(pos >>> shift, in + k, true);
-                MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, c, in, k);
+                Span c = cover(pos >>> shift, in, in + k, true);
+                MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, c.bytes, in - c.start, k);
                 done += k;
                 if (pos + k > size) size = pos + k;
             }
@@ -113,25 +129,21 @@ final class ChunkStore {
             return;
         }
         long firstDropped = (newSize >>> shift) + ((newSize & mask) != 0 ? 1 : 0);
-        dropFrom(firstDropped);
-        if ((newSize & mask) != 0) trim(newSize >>> shift, (int) (newSize & mask));
+        Map<Long, Span> tail = chunks.tailMap(firstDropped, true);
+        for (Span c : tail.values()) account(-c.bytes.length);
+        tail.clear();
+        if ((newSize & mask) != 0) clearRange(newSize >>> shift, (int) (newSize & mask), chunkSize);
         size = newSize;
     }
 
-    /** FALLOC_FL_PUNCH_HOLE: zeroes the range, dropping whole chunks and trimming chunk tails; keeps the size. */
+    /** FALLOC_FL_PUNCH_HOLE: zeroes the range, giving back every whole page of it; keeps the size. */
     void punchHole(long off, long len) {
         checkRange(off, len);
         if (len == 0) return;
         long end = off + len;
-        long cs0 = (off >>> shift), cs1 = (end - 1) >>> shift;
-        for (Long idx : new ArrayList<>(chunks.subMap(cs0, true, cs1, true).keySet())) {
+        for (Long idx : new ArrayList<>(chunks.subMap(off >>> shift, true, (end - 1) >>> shift, true).keySet())) {
             long start = idx << shift;
-            byte[] c = chunks.get(idx);
-            int from = (int) (Math.max(off, start) - start);
-            long to = Math.min(end - start, c.length);
-            if (to <= from) continue;
-            if (to >= c.length) trim(idx, from);
-            else Arrays.fill(c, from, (int) to, (byte) 0);
+            clearRange(idx, (int) (Math.max(off, start) - start), (int) Math.min(end - start, chunkSize));
         }
     }
 
@@ -144,12 +156,15 @@ final class ChunkStore {
         if (len == 0) return;
         long end = off + len;
         long first = off >>> shift, last = (end - 1) >>> shift;
-        long needed = (last - first) * chunkSize + roundUp((int) (end - (last << shift)));
-        for (Map.Entry<Long, byte[]> e : chunks.subMap(first, true, last, true).entrySet()) {
-            needed -= Math.min(e.getValue().length, wantedLength(e.getKey(), end));
+        // chunk boundaries are page boundaries, so the pages of all chunks add up to the range rounded out
+        long needed = pageCeil(end) - (off & -PAGE);
+        for (Map.Entry<Long, Span> e : chunks.subMap(first, true, last, true).entrySet()) {
+            Span c = e.getValue();
+            int lo = pageFloor(inChunk(e.getKey(), off)), hi = pageCeil(inChunk(e.getKey(), end));
+            needed += Math.max(hi, c.end()) - Math.min(lo, c.start) - c.bytes.length - (hi - lo);
         }
         space.reserve(needed);
-        for (long idx = first; idx <= last; idx++) grow(idx, wantedLength(idx, end), false);
+        for (long idx = first; idx <= last; idx++) cover(idx, inChunk(idx, off), inChunk(idx, end), false);
         if (!keepSize && end > size) size = end;
     }
 
@@ -159,31 +174,33 @@ final class ChunkStore {
         allocate(off, len, keepSize);
     }
 
-    /** SEEK_DATA: the first offset at or after {@code off} inside an array, or -1 (ENXIO). */
+    /** SEEK_DATA: the first offset at or after {@code off} inside a span, or -1 (ENXIO). */
     long seekData(long off) {
         long sz = size;
         if (off < 0 || off >= sz) return -1;
-        for (Map.Entry<Long, byte[]> e : chunks.tailMap(off >>> shift, true).entrySet()) {
-            long start = e.getKey() << shift;
-            if (start >= sz) return -1;
-            if (start + e.getValue().length > off) return Math.max(off, start);
+        for (Map.Entry<Long, Span> e : chunks.tailMap(off >>> shift, true).entrySet()) {
+            long base = e.getKey() << shift;
+            Span c = e.getValue();
+            if (base + c.start >= sz) return -1;
+            if (base + c.end() > off) return Math.max(off, base + c.start);
         }
         return -1;
     }
 
-    /** SEEK_HOLE: the first offset at or after {@code off} not inside an array (EOF counts as a hole), or -1. */
+    /** SEEK_HOLE: the first offset at or after {@code off} outside every span (EOF counts as a hole), or -1. */
     long seekHole(long off) {
         long sz = size;
         if (off < 0 || off >= sz) return -1;
         long pos = off;
         while (pos < sz) {
-            byte[] c = chunks.get(pos >>> shift);
-            long start = (pos >>> shift) << shift;
-            if (c == null || pos - start >= c.length) return pos;
-            pos = start + c.length;
-            if (c.length < chunkSize) return Math.min(pos, sz);
+            long base = (pos >>> shift) << shift;
+            Span c = chunks.get(pos >>> shift);
+            int in = (int) (pos - base);
+            if (c == null || in < c.start || in >= c.end()) return pos;
+            pos = base + c.end();
+            if (c.end() < chunkSize) break;
         }
-        return sz;
+        return Math.min(pos, sz);
     }
 
     /** Frees every chunk; the size is left as it is. */
@@ -193,50 +210,80 @@ final class ChunkStore {
         chunks.clear();
     }
 
-    /** Ensures chunk {@code idx} has an array at least {@code needed} bytes long; returns it. */
-    private byte[] grow(long idx, int needed, boolean reserve) {
-        byte[] c = chunks.get(idx);
-        int have = c == null ? 0 : c.length;
-        if (have >= needed) return c;
-        int want = Math.max(roundUp(needed), Math.min(chunkSize, have * 2));
-        if (reserve) space.reserve(want - have);
-        byte[] n = c == null ? new byte[want] : Arrays.copyOf(c, want);
-        chunks.put(idx, n);
-        allocated += want - have;
-        return n;
-    }
-
-    /** Array length chunk {@code idx} needs to cover everything before {@code end}. */
-    private int wantedLength(long idx, long end) {
-        long inChunk = end - (idx << shift);
-        return inChunk >= chunkSize ? chunkSize : roundUp((int) inChunk);
-    }
-
-    /** Zeroes chunk {@code idx} from {@code from} on and trims its array to whole pages (none: drops it). */
-    private void trim(long idx, int from) {
-        byte[] c = chunks.get(idx);
-        if (c == null || from >= c.length) return;
-        int keep = roundUp(from);
-        if (keep == 0) {
-            chunks.remove(idx);
-        } else {
-            Arrays.fill(c, from, keep, (byte) 0);
-            if (keep < c.length) chunks.put(idx, Arrays.copyOf(c, keep));
+    /**
+     * Makes chunk {@code idx}'s span cover {@code [from, to)} (chunk offsets) and returns it. For writes the
+     * space is reserved here and a span growing at its end doubles, so that appends copy amortised O(1)
+     * bytes; for fallocate the caller reserved exactly the pages, so the span grows exactly.
+     */
+    private Span cover(long idx, int from, int to, boolean forWrite) {
+        Span c = chunks.get(idx);
+        int lo = pageFloor(from), hi = pageCeil(to);
+        if (c == null) {
+            if (forWrite) space.reserve(hi - lo);
+            c = new Span(lo, new byte[hi - lo]);
+            chunks.put(idx, c);
+            account(hi - lo);
+            return c;
         }
-        space.release(c.length - keep);
-        allocated -= c.length - keep;
+        if (c.start <= from && to <= c.end()) return c;
+        int nlo = Math.min(lo, c.start), nhi = Math.max(hi, c.end());
+        if (forWrite && nhi > c.end()) nhi = Math.max(nhi, Math.min(chunkSize, nlo + 2 * c.bytes.length));
+        int grown = (nhi - nlo) - c.bytes.length;
+        if (forWrite) space.reserve(grown);
+        byte[] n = new byte[nhi - nlo];
+        System.arraycopy(c.bytes, 0, n, c.start - nlo, c.bytes.length);
+        c.start = nlo;
+        c.bytes = n;
+        account(grown);
+        return c;
     }
 
-    private void dropFrom(long firstIdx) {
-        Map<Long, byte[]> tail = chunks.tailMap(firstIdx, true);
-        long freed = 0;
-        for (byte[] c : tail.values()) freed += c.length;
-        tail.clear();
-        space.release(freed);
-        allocated -= freed;
+    /**
+     * Zeroes chunk offsets {@code [from, to)} and gives back the pages of the span that become empty at its
+     * ends; a span left with nothing is dropped.
+     */
+    private void clearRange(long idx, int from, int to) {
+        Span c = chunks.get(idx);
+        if (c == null) return;
+        from = Math.max(from, c.start);
+        to = Math.min(to, c.end());
+        if (from >= to) return;
+        int keepFrom = from <= c.start ? Math.min(pageFloor(to), c.end()) : c.start;
+        int keepTo = to >= c.end() ? Math.max(pageCeil(from), c.start) : c.end();
+        if (keepFrom >= keepTo) {
+            chunks.remove(idx);
+            account(-c.bytes.length);
+            return;
+        }
+        Arrays.fill(c.bytes, from - c.start, to - c.start, (byte) 0);
+        if (keepFrom != c.start || keepTo != c.end()) {
+            account((keepTo - keepFrom) - c.bytes.length);
+            c.bytes = Arrays.copyOfRange(c.bytes, keepFrom - c.start, keepTo - c.start);
+            c.start = keepFrom;
+        }
     }
 
-    private static int roundUp(int n) {
+    /** Records a change of held bytes; growth was reserved by the caller, shrinking is given back here. */
+    private void account(long delta) {
+        allocated += delta;
+        if (delta < 0) space.release(-delta);
+    }
+
+    /** {@code pos} as an offset in chunk {@code idx}, clamped to the chunk. */
+    private int inChunk(long idx, long pos) {
+        return (int) Math.max(0, Math.min(chunkSize, pos - (idx << shift)));
+    }
+
+    private static int pageFloor(int n) {
+        return n & -PAGE;
+    }
+
+    private static int pageCeil(int n) {
+        return (n + PAGE - 1) & -PAGE;
+    }
+
+    private static long pageCeil(long n) {
+        if (n > Long.MAX_VALUE - PAGE) throw new FuseException(Errno.EFBIG);
         return (n + PAGE - 1) & -PAGE;
     }
 
@@ -245,7 +292,7 @@ final class ChunkStore {
         if (off + len < 0) throw new FuseException(Errno.EFBIG);
     }
 
-    /** Chunk indexes that hold arrays, for tests. */
+    /** Chunk indexes that hold spans, for tests. */
     List<Long> chunkIndexes() {
         return List.copyOf(chunks.keySet());
     }

@@ -58,16 +58,18 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
 
     /**
      * Every change reaches memfs through this kernel, so its page cache never holds stale data: keep it
-     * across opens.
+     * across opens. No FLUSH on close: memfs has nothing to flush and record locks live in the kernel (with
+     * the writeback cache the kernel still writes dirty pages back on close).
      */
-    int openFlags() { return OpenFlags.KEEP_CACHE; }
+    int openFlags() { return OpenFlags.KEEP_CACHE | OpenFlags.NOFLUSH; }
 
     void closeAllHandles() { handles.clear(); }
 
     @Override
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         FileNode f = table.file(nodeid);
-        // ATOMIC_O_TRUNC: truncation arrives here; like tmpfs, the times change even if the file was empty
+        // only with ATOMIC_O_TRUNC, which MemFs.init does not ask for (see there); like tmpfs, the times change
+        // even if the file was empty
         if ((flags & O_TRUNC) != 0) truncate(f, 0, Timespec.now());
         reply.open(openHandle(f, flags), openFlags());
     }
@@ -101,9 +103,14 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         } finally {
             l.unlock();
         }
-        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killSuidSgid();
+        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges(inGroup(ctx, f), table.limits);
+        else f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         f.modified(Timespec.now());
         reply.count(n);
+    }
+
+    static boolean inGroup(RequestContext ctx, Inode n) {
+        return ctx.uid() == 0 || ctx.gid() == n.gid();
     }
 
     @Override
@@ -166,9 +173,14 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         reply.ok();
     }
 
-    /** Holes are found at page granularity at the end of each chunk, chunk granularity elsewhere (DESIGN.md). */
+    /**
+     * Holes are found at page granularity (except gaps filled inside one chunk, see DESIGN.md).
+     * With the writeback cache the kernel does not flush dirty pages before asking, and owns the size, so
+     * memfs cannot know where data is: ENOSYS makes the kernel answer itself (all data up to its size).
+     */
     @Override
     public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
+        if (writeback) throw new FuseException(Errno.ENOSYS);
         if (whence != SEEK_DATA && whence != SEEK_HOLE) throw new FuseException(Errno.EINVAL);
         FileNode f = table.file(nodeid);
         long r;

@@ -20,6 +20,8 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
     final long ino;
     final ReentrantReadWriteLock content = new ReentrantReadWriteLock();
     final XattrMap xattrs = new XattrMap();
+    /** The S_IFMT bits, fixed for life (the kernel marks an inode bad if they change), so read without locks. */
+    private final int type;
     private final Timespec btime;
 
     // guarded by this
@@ -34,6 +36,7 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
 
     Inode(long ino, int mode, int uid, int gid, int nlink) {
         this.ino = ino;
+        this.type = mode & Attr.S_IFMT;
         this.mode = mode;
         this.uid = uid;
         this.gid = gid;
@@ -55,7 +58,7 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
         limits.release(xattrs.clear());
     }
 
-    final int type() { return mode & Attr.S_IFMT; }
+    final int type() { return type; }
 
     final boolean isDir() { return type() == Attr.S_IFDIR; }
 
@@ -81,10 +84,19 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
         gid = newGid;
     }
 
-    /** HANDLE_KILLPRIV semantics: suid always, sgid only when group-executable (else it means mandatory locking). */
-    synchronized void killSuidSgid() {
-        mode &= ~04000;
-        if ((mode & 02010) == 02010) mode &= ~02000;
+    /**
+     * Drops the privileges a file grants when it changes (HANDLE_KILLPRIV_V2, see DESIGN.md). The kernel
+     * has decided that something must go and says only that: suid always goes; sgid goes when
+     * group-executable, when it was the only bit (so it was the reason), or when the caller is outside the
+     * file's group (as far as memfs can tell: primary group only, root counts as a member).
+     */
+    void killPrivileges(boolean callerInGroup, ChunkStore.Space space) {
+        synchronized (this) {
+            boolean suid = (mode & 04000) != 0;
+            mode &= ~04000;
+            if ((mode & 02010) == 02010 || !suid || !callerInGroup) mode &= ~02000;
+        }
+        xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, space);
     }
 
     synchronized void addLinks(int delta) { nlink += delta; }

@@ -70,8 +70,6 @@ final class InodeTable {
         }
     }
 
-    int count() { return nodes.size(); }
-
     private void free(Inode n) {
         if (n.ino == LowLevelFileSystem.ROOT_ID || nodes.remove(n.ino, n) == false) return;
         n.free(limits);

@@ -1,5 +1,7 @@
 package dev.ringfuse.fs.memfs;
 
+import dev.ringfuse.FileNames;
+
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.lowlevel.Attr;
@@ -23,7 +25,6 @@ import dev.ringfuse.lowlevel.StatxReply;
 import dev.ringfuse.lowlevel.XattrReply;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -129,6 +130,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
                 Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS}) {
             init.want(c);
         }
+        // the kernel then decides when privileges die (it knows the caller's capabilities and groups) and
+        // tells memfs with a flag; without it, it would ask for security.capability before every write
+        init.want(Capability.HANDLE_KILLPRIV_V2);
         writeback = options.writeback() && init.want(Capability.WRITEBACK_CACHE);
         init.timeGranularity(1);
     }
@@ -143,7 +147,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
-        Inode n = ns.lookup(table.dir(parent), name);
+        // open_by_handle_at of an evicted inode arrives as "." looked up in the node itself, of any type
+        Inode n = name.equals(".") ? ns.lookupSelf(table.get(parent)) : ns.lookup(table.dir(parent), name);
         if (n != null) reply.entry(entry(n));
         else if (entryNanos > 0) reply.negative(entryNanos);
         else reply.error(Errno.ENOENT);
@@ -180,17 +185,19 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     @Override
     public void symlink(RequestContext ctx, long parent, String name, String target, EntryReply reply) {
         DirNode dir = table.dir(parent);
-        byte[] t = target.getBytes(StandardCharsets.UTF_8);
+        byte[] t = FileNames.encode(target);
         if (t.length == 0) throw new FuseException(Errno.ENOENT);
         if (t.length >= Limits.PATH_MAX) throw new FuseException(Errno.ENAMETOOLONG);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
         table.limits.reserve(t.length);
+        SymlinkNode link;
         try {
-            reply.entry(entry(ns.create(dir, name, ino -> new SymlinkNode(ino, uid, gid, t))));
+            link = ns.create(dir, name, ino -> new SymlinkNode(ino, uid, gid, t));
         } catch (RuntimeException e) {
-            table.limits.release(t.length);
+            table.limits.release(t.length); // the node never came to be, so it will not give it back
             throw e;
         }
+        reply.entry(entry(link));
     }
 
     @Override
@@ -214,7 +221,10 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     @Override
     public void rename(RequestContext ctx, long parent, String name, long newParent, String newName, int flags,
                        StatusReply reply) {
-        ns.rename(table.dir(parent), name, table.dir(newParent), newName, flags);
+        DirNode from = table.dir(parent);
+        int uid = ctx.uid(), gid = newGid(ctx, from);
+        ns.rename(from, name, table.dir(newParent), newName, flags,
+                ino -> new SpecialNode(ino, Attr.S_IFCHR, uid, gid, 0));
         reply.ok();
     }
 
@@ -314,10 +324,15 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void setattr(RequestContext ctx, long nodeid, SetAttr s, AttrReply reply) {
         Inode n = table.get(nodeid);
         Timespec now = Timespec.now();
+        boolean member = inGroup(ctx, n); // of the group before a chown, as the kernel judges it
         if (s.hasSize()) truncate(n, s.size(), now);
         if (s.hasMode()) n.chmod(s.mode());
         if (s.hasUid() || s.hasGid()) n.chown(s.hasUid() ? s.uid() : n.uid(), s.hasGid() ? s.gid() : n.gid());
-        if (s.killSuidGid() && n instanceof FileNode) n.killSuidSgid();
+        // the kernel asks for the kill on truncate by a caller without CAP_FSETID and on every chown
+        if (s.killSuidGid() && !n.isDir()) n.killPrivileges(member, table.limits);
+        else if ((s.hasSize() || s.hasUid() || s.hasGid()) && !n.isDir()) {
+            n.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
+        }
         Timespec a = s.hasAtime() ? (s.atimeNow() ? now : new Timespec(s.atimeSec(), s.atimeNsec())) : null;
         Timespec m = s.hasMtime() ? (s.mtimeNow() ? now : new Timespec(s.mtimeSec(), s.mtimeNsec())) : null;
         Timespec c = s.hasCtime() ? new Timespec(s.ctimeSec(), s.ctimeNsec()) : now;

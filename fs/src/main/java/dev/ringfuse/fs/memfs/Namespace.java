@@ -1,8 +1,9 @@
 package dev.ringfuse.fs.memfs;
 
+import dev.ringfuse.FileNames;
+
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongFunction;
@@ -24,7 +25,7 @@ import java.util.function.LongFunction;
  * free a node between being found and being counted.
  */
 final class Namespace {
-    static final int RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2;
+    static final int RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2, RENAME_WHITEOUT = 4;
 
     private final InodeTable table;
     private final ReentrantLock renameLock = new ReentrantLock();
@@ -34,19 +35,16 @@ final class Namespace {
     }
 
     static void checkName(String name) {
-        if (name.length() > Limits.NAME_MAX / 3 && name.getBytes(StandardCharsets.UTF_8).length > Limits.NAME_MAX) {
+        if (name.length() > Limits.NAME_MAX / 3 && FileNames.encodedLength(name) > Limits.NAME_MAX) {
             throw new FuseException(Errno.ENAMETOOLONG);
         }
     }
 
-    /** Finds {@code name} and counts a lookup reference on it; null if absent. "." and ".." work too (NFS export). */
+    /** Finds {@code name} and counts a lookup reference on it; null if absent. ".." works too (NFS export). */
     Inode lookup(DirNode dir, String name) {
         checkName(name);
-        if (name.equals(".") || name.equals("..")) {
-            Inode n = name.equals(".") ? dir : dir.parent();
-            n.lookedUp();
-            return n;
-        }
+        if (name.equals("..")) return lookupSelf(dir.parent());
+        if (name.equals(".")) return lookupSelf(dir);
         Lock l = dir.content.readLock();
         l.lock();
         try {
@@ -56,6 +54,12 @@ final class Namespace {
         } finally {
             l.unlock();
         }
+    }
+
+    /** A node found by its node id (EXPORT_SUPPORT's "."), counted like any lookup. */
+    Inode lookupSelf(Inode n) {
+        n.lookedUp();
+        return n;
     }
 
     /**
@@ -110,15 +114,29 @@ final class Namespace {
     }
 
     void unlink(DirNode dir, String name) {
+        remove(dir, name, false);
+    }
+
+    void rmdir(DirNode dir, String name) {
+        remove(dir, name, true);
+    }
+
+    /** unlink and rmdir: the name goes now, the inode once the kernel has forgotten it too. */
+    private void remove(DirNode dir, String name, boolean directory) {
         Inode child;
         Lock l = dir.content.writeLock();
         l.lock();
         try {
             child = dir.entries.get(name);
             if (child == null) throw new FuseException(Errno.ENOENT);
-            if (child.isDir()) throw new FuseException(Errno.EISDIR);
+            if (child.isDir() != directory) throw new FuseException(directory ? Errno.ENOTDIR : Errno.EISDIR);
+            if (child instanceof DirNode d) {
+                removeEmpty(d);
+                dir.addLinks(-1);
+            } else {
+                child.addLinks(-1);
+            }
             dir.entries.remove(name);
-            child.addLinks(-1);
             Timespec now = Timespec.now();
             child.changed(now);
             dir.modified(now);
@@ -128,38 +146,28 @@ final class Namespace {
         table.releaseIfUnreferenced(child);
     }
 
-    void rmdir(DirNode dir, String name) {
-        DirNode child;
-        Lock l = dir.content.writeLock();
+    /**
+     * Takes an empty directory's links away (ENOTEMPTY if it is not empty), under its lock so that nothing
+     * is created in it meanwhile: creation refuses a directory without links.
+     */
+    private static void removeEmpty(DirNode d) {
+        Lock l = d.content.writeLock();
         l.lock();
         try {
-            Inode n = dir.entries.get(name);
-            if (n == null) throw new FuseException(Errno.ENOENT);
-            if (!(n instanceof DirNode d)) throw new FuseException(Errno.ENOTDIR);
-            child = d;
-            Lock cl = child.content.writeLock();
-            cl.lock();
-            try {
-                if (!child.entries.isEmpty()) throw new FuseException(Errno.ENOTEMPTY);
-                dir.entries.remove(name);
-                child.setLinks(0);
-            } finally {
-                cl.unlock();
-            }
-            dir.addLinks(-1);
-            Timespec now = Timespec.now();
-            child.changed(now);
-            dir.modified(now);
+            if (!d.entries.isEmpty()) throw new FuseException(Errno.ENOTEMPTY);
+            d.setLinks(0);
         } finally {
             l.unlock();
         }
-        table.releaseIfUnreferenced(child);
     }
 
-    /** rename(2) and renameat2(2) with RENAME_NOREPLACE or RENAME_EXCHANGE. */
-    void rename(DirNode from, String name, DirNode to, String newName, int flags) {
-        if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE)) != 0
-                || flags == (RENAME_NOREPLACE | RENAME_EXCHANGE)) {
+    /**
+     * rename(2) and renameat2(2) with RENAME_NOREPLACE, RENAME_EXCHANGE or RENAME_WHITEOUT; for the last,
+     * {@code whiteout} makes the node (a 0/0 character device, overlayfs's marker) left at the old name.
+     */
+    void rename(DirNode from, String name, DirNode to, String newName, int flags, LongFunction<Inode> whiteout) {
+        if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) != 0
+                || ((flags & RENAME_EXCHANGE) != 0 && flags != RENAME_EXCHANGE)) {
             throw new FuseException(Errno.EINVAL);
         }
         checkName(newName);
@@ -173,7 +181,7 @@ final class Namespace {
             try {
                 if (cross) b.content.writeLock().lock();
                 try {
-                    replaced = renameLocked(from, name, to, newName, flags);
+                    replaced = renameLocked(from, name, to, newName, flags, whiteout);
                 } finally {
                     if (cross) b.content.writeLock().unlock();
                 }
@@ -187,7 +195,8 @@ final class Namespace {
     }
 
     /** Returns the inode that lost its name, if any. Both parents are write-locked. */
-    private Inode renameLocked(DirNode from, String name, DirNode to, String newName, int flags) {
+    private Inode renameLocked(DirNode from, String name, DirNode to, String newName, int flags,
+                               LongFunction<Inode> whiteout) {
         boolean exchange = (flags & RENAME_EXCHANGE) != 0;
         Inode src = from.entries.get(name);
         if (src == null) throw new FuseException(Errno.ENOENT);
@@ -195,6 +204,7 @@ final class Namespace {
         if (exchange && dst == null) throw new FuseException(Errno.ENOENT);
         if ((flags & RENAME_NOREPLACE) != 0 && dst != null) throw new FuseException(Errno.EEXIST);
         if (src == dst) return null;
+        checkAlive(to);
         if (src instanceof DirNode sd && sd.isAncestorOf(to)) throw new FuseException(Errno.EINVAL);
         if (exchange && dst instanceof DirNode dd && dd.isAncestorOf(from)) throw new FuseException(Errno.EINVAL);
         Timespec now = Timespec.now();
@@ -206,9 +216,20 @@ final class Namespace {
             src.changed(now);
             dst.changed(now);
         } else {
-            if (dst != null) checkReplaceable(src, dst, from);
+            // the whiteout's inode is reserved first, so that ENOSPC changes nothing
+            Inode marker = (flags & RENAME_WHITEOUT) != 0 ? whiteout.apply(table.newIno()) : null;
+            try {
+                if (dst != null) checkReplaceable(src, dst, from);
+            } catch (RuntimeException e) {
+                if (marker != null) table.limits.releaseInode();
+                throw e;
+            }
             from.entries.remove(name);
             to.entries.put(newName, src);
+            if (marker != null) {
+                table.add(marker);
+                from.entries.put(name, marker);
+            }
             moved(src, from, to);
             src.changed(now);
             if (dst != null && !dst.isDir()) dst.addLinks(-1);
@@ -220,8 +241,8 @@ final class Namespace {
     }
 
     /**
-     * A directory may replace only an empty directory, which is then removed as by rmdir (under its lock,
-     * so nothing is created in it meanwhile); anything else may replace only a non-directory.
+     * A directory may replace only an empty directory, which is then removed as by rmdir; anything else may
+     * replace only a non-directory.
      */
     private static void checkReplaceable(Inode src, Inode dst, DirNode from) {
         if (src.isDir() && !dst.isDir()) throw new FuseException(Errno.ENOTDIR);
@@ -229,14 +250,7 @@ final class Namespace {
         if (dst instanceof DirNode dd) {
             // an ancestor of the source holds it, so it is not empty; locking it here would break the order
             if (dd.isAncestorOf(from)) throw new FuseException(Errno.ENOTEMPTY);
-            Lock l = dd.content.writeLock();
-            l.lock();
-            try {
-                if (!dd.entries.isEmpty()) throw new FuseException(Errno.ENOTEMPTY);
-                dd.setLinks(0);
-            } finally {
-                l.unlock();
-            }
+            removeEmpty(dd);
             dd.parent().addLinks(-1);
         }
     }

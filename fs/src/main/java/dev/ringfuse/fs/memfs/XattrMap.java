@@ -1,8 +1,9 @@
 package dev.ringfuse.fs.memfs;
 
+import dev.ringfuse.FileNames;
+
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -16,6 +17,7 @@ import java.util.TreeMap;
  */
 final class XattrMap {
     static final int XATTR_CREATE = 1, XATTR_REPLACE = 2;
+    static final String SECURITY_CAPABILITY = "security.capability";
 
     // guarded by this; null until the first attribute, as most files never have one
     private Map<String, byte[]> values;
@@ -60,6 +62,11 @@ final class XattrMap {
         space.release(cost);
     }
 
+    /** Removes {@code name} if it exists: file capabilities die with a write, truncate or chown. */
+    synchronized void removeIfPresent(String name, ChunkStore.Space space) {
+        if (values != null && values.containsKey(name)) remove(name, space);
+    }
+
     synchronized List<String> names() {
         return values == null ? List.of() : List.copyOf(values.keySet());
     }
@@ -73,6 +80,6 @@ final class XattrMap {
     }
 
     private static long cost(String name, byte[] value) {
-        return name.getBytes(StandardCharsets.UTF_8).length + 1L + value.length;
+        return FileNames.encodedLength(name) + 1L + value.length;
     }
 }

@@ -57,14 +57,35 @@ class ChunkStoreTest {
     }
 
     @Test
-    void sparseFileOfFourGibCostsOneChunk() {
+    void sparseFileOfFourGibCostsOnePage() {
         ChunkStore s = new ChunkStore(64 * 1024, ChunkStore.Space.UNLIMITED);
         write(s, (4L << 30) - 1, new byte[] {7});
         assertEquals(4L << 30, s.size());
-        assertEquals(64 * 1024, s.allocatedBytes()); // an array starts at its chunk's first byte
+        assertEquals(ChunkStore.PAGE, s.allocatedBytes());
         assertEquals(List.of((4L << 30) / (64 * 1024) - 1), s.chunkIndexes());
+        assertEquals((4L << 30) - ChunkStore.PAGE, s.seekData(0));
+        assertEquals(0, s.seekHole(0));
         assertArrayEquals(new byte[4096], read(s, 1L << 31, 4096));
         assertArrayEquals(new byte[] {0, 7}, read(s, (4L << 30) - 2, 2));
+    }
+
+    @Test
+    void scatteredWritesCostPagesAndHolesArePageGranular() {
+        ChunkStore s = new ChunkStore(CHUNK, ChunkStore.Space.UNLIMITED);
+        int p = ChunkStore.PAGE;
+        write(s, CHUNK + 2 * p + 5, bytes(10, 8));
+        assertEquals(p, s.allocatedBytes());
+        assertEquals(CHUNK + 2 * p, s.seekData(0));
+        assertEquals(s.size(), s.seekHole(CHUNK + 2 * p)); // EOF is the first hole
+        s.truncate(2 * CHUNK);
+        assertEquals(CHUNK + 3 * p, s.seekHole(CHUNK + 2 * p));
+        write(s, CHUNK, new byte[] {1});
+        assertEquals(3 * p, s.allocatedBytes()); // one span per chunk: the gap between is filled
+        assertEquals(CHUNK, s.seekData(0));
+        s.punchHole(CHUNK, 2 * p);
+        assertEquals(p, s.allocatedBytes());
+        assertEquals(CHUNK + 2 * p, s.seekData(0));
+        assertArrayEquals(new byte[5], read(s, CHUNK + 2 * p, 5));
     }
 
     @Test
@@ -100,7 +121,8 @@ class ChunkStoreTest {
         assertArrayEquals(expect, read(s, 0, 4 * CHUNK));
         assertEquals(4 * CHUNK, s.size());
         assertEquals(List.of(0L, 2L, 3L), s.chunkIndexes());
-        assertEquals(CHUNK, s.seekHole(0) == ChunkStore.PAGE ? CHUNK : s.seekHole(0)); // tail of chunk 0 trimmed
+        assertEquals(ChunkStore.PAGE, s.seekHole(0)); // the tail of chunk 0 went back
+        assertEquals(2 * CHUNK, s.seekData(ChunkStore.PAGE));
         s.punchHole(3 * CHUNK, CHUNK);
         assertEquals(List.of(0L, 2L), s.chunkIndexes());
         assertEquals(-1, s.seekData(3 * CHUNK));
@@ -134,7 +156,7 @@ class ChunkStoreTest {
         s.allocate(0, 8 * ChunkStore.PAGE, true);
         assertEquals(100, s.size());
         assertEquals(8 * ChunkStore.PAGE, limits.usedBytes());
-        assertEquals(8 * ChunkStore.PAGE, s.seekHole(0) == 100 ? 8 * ChunkStore.PAGE : -2);
+        assertEquals(100, s.seekHole(0));
         s.clear();
         assertEquals(0, limits.usedBytes());
     }
@@ -161,11 +183,12 @@ class ChunkStoreTest {
     void matchesAModelUnderRandomOperations() {
         Random r = new Random(42);
         int max = 6 * CHUNK;
-        ChunkStore s = new ChunkStore(CHUNK, ChunkStore.Space.UNLIMITED);
+        Limits limits = new Limits(Long.MAX_VALUE, 1);
+        ChunkStore s = new ChunkStore(CHUNK, limits);
         byte[] model = new byte[max];
         int size = 0;
-        for (int step = 0; step < 3000; step++) {
-            int off = r.nextInt(max), len = 1 + r.nextInt(Math.min(2 * CHUNK, max - off));
+        for (int step = 0; step < 5000; step++) {
+            int off = r.nextInt(max), len = 1 + r.nextInt(Math.min(r.nextBoolean() ? 2 * ChunkStore.PAGE : 2 * CHUNK, max - off));
             switch (r.nextInt(5)) {
                 case 0, 1 -> {
                     byte[] b = bytes(len, step);
@@ -197,6 +220,8 @@ class ChunkStoreTest {
             long h = s.seekHole(ro);
             assertTrue(h == -1 ? ro >= size : h >= ro && h <= size);
             assertTrue(s.allocatedBytes() % ChunkStore.PAGE == 0);
+            assertEquals(limits.usedBytes(), s.allocatedBytes(), "accounting at step " + step);
+            if (h >= 0 && h < size) assertTrue(s.seekData(h) != h, "SEEK_HOLE result is a hole");
         }
     }
 }

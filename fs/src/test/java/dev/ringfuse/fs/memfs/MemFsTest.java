@@ -108,6 +108,12 @@ class MemFsTest {
         ok(r -> fs.rename(user, a, "b", ROOT_ID, "g", 0, r));
         assertEquals(0, attr(g).nlink());
         assertEquals(List.of(".", ".."), list(a));
+        // a whiteout leaves a 0/0 character device behind; it does not combine with EXCHANGE
+        fails(Errno.EINVAL, r -> fs.rename(user, ROOT_ID, "g", ROOT_ID, "w", 6, r));
+        ok(r -> fs.rename(user, ROOT_ID, "g", ROOT_ID, "w", 4, r));
+        Attr marker = ok(r -> fs.lookup(user, ROOT_ID, "g", r)).attr;
+        assertEquals(Attr.S_IFCHR, marker.mode());
+        assertEquals(0, marker.rdev());
     }
 
     @Test
@@ -247,6 +253,28 @@ class MemFsTest {
         assertEquals(0, ok(r -> small.statfs(user, ROOT_ID, r)).statfs.bfree());
         ok(r -> small.mkdir(user, ROOT_ID, "d", 0755, r));
         fails(Errno.ENOSPC, r -> small.mkdir(user, ROOT_ID, "e", 0755, r));
+    }
+
+    @Test
+    void privilegesDieWhenTheKernelSaysSo() {
+        Rec c = create(ROOT_ID, "f");
+        long f = c.entry.nodeid();
+        MemorySegment cap = MemorySegment.ofArray(new byte[20]);
+        ok(r -> fs.setattr(user, f, setattr(SetAttr.FATTR_MODE, 06755, 0, 0), r));
+        ok(r -> fs.setxattr(user, f, XattrMap.SECURITY_CAPABILITY, cap, 0, r));
+        MemorySegment one = MemorySegment.ofArray(new byte[] {1});
+        ok(r -> fs.write(user, f, c.fh, 0, one, 0, r)); // no flag: bits stay, capabilities go
+        assertEquals(06755, attr(f).mode() & 07777);
+        assertEquals(List.of(), ok(r -> fs.listxattr(user, f, 100, r)).names);
+        ok(r -> fs.write(user, f, c.fh, 0, one, FileOps.WRITE_KILL_SUIDGID, r));
+        assertEquals(0755, attr(f).mode() & 07777);
+        // sgid without group-execute belongs to locking: a member of the group keeps it, others do not
+        ok(r -> fs.setattr(user, f, setattr(SetAttr.FATTR_MODE, 06644, 0, 0), r));
+        ok(r -> fs.write(user, f, c.fh, 0, one, FileOps.WRITE_KILL_SUIDGID, r));
+        assertEquals(02644, attr(f).mode() & 07777);
+        Rec.Ctx stranger = new Rec.Ctx(2000, 2000);
+        ok(r -> fs.write(stranger, f, c.fh, 0, one, FileOps.WRITE_KILL_SUIDGID, r));
+        assertEquals(0644, attr(f).mode() & 07777);
     }
 
     private static SetAttr setattr(int valid, int mode, long size, int gid) {
