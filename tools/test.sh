@@ -3,13 +3,16 @@
 # runs every module's tests on real mounts, then the external suites (pjdfstest, go-fuse posixtest)
 # against memfs and passthrough (kernel passthrough on and off), and ends with one summary line.
 #   --no-external   skip the external suites
+#   --no-bench      skip the smoke run of the fio benchmark harness
 set -euo pipefail
 cd "$RINGFUSE_HOME"
 external=1
+bench=1
 for a in "$@"; do
   case "$a" in
     --no-external) external=0 ;;
-    *) echo "usage: ringfuse test [--no-external]" >&2; exit 2 ;;
+    --no-bench) bench=0 ;;
+    *) echo "usage: ringfuse test [--no-external] [--no-bench]" >&2; exit 2 ;;
   esac
 done
 
@@ -98,10 +101,25 @@ if [ $external = 1 ]; then
   done
 fi
 
+# --- smoke run of the fio benchmark harness ---------------------------------------------------------
+# Checks that the harness still works end to end; the figures are not asserted (a shared 2-CPU machine
+# cannot time anything). A peer that fails to build is reported by the harness and exits 0; a harness
+# crash exits non-zero and fails the run. Results go to target/bench-fio-quick, never docs/bench.
+bench_status=0
+if [ $bench = 1 ]; then
+  log "bench fio --quick (smoke run, not timed)"
+  if ! timeout 900 "$RINGFUSE_HOME/ringfuse" bench fio --quick \
+      --only 'kernel-tmpfs,libfuse-passthrough_ll-mt,jnr-fuse-memfs,ringfuse-*' >"$LOGDIR/bench-fio.log" 2>&1; then
+    echo "bench fio --quick crashed:"; tail -20 "$LOGDIR/bench-fio.log"; bench_status=1
+  else
+    grep -E 'BUILD FAILED|FAILED|done in' "$LOGDIR/bench-fio.log" || true
+  fi
+fi
+
 left=$(comm -13 <(echo "$mounts_before") <(fuse_mounts))
 if [ -n "$left" ]; then echo "FUSE mounts left behind by the tests:"; echo "$left"; mvn_status=1; fi
 
 passed=$((java_tests - java_failed - java_skipped + ext_passed))
 failed=$((java_failed + ext_failed))
 echo "tests: $passed passed, $failed failed, $java_skipped skipped"
-[ "$mvn_status" = 0 ] && [ "$ext_status" = 0 ]
+[ "$mvn_status" = 0 ] && [ "$ext_status" = 0 ] && [ "$bench_status" = 0 ]

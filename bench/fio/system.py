@@ -1,0 +1,141 @@
+"""Processes, mounts, CPU time and machine load: the parts of the harness that touch the system.
+
+Every server runs in its own session (process group) so that stopping it reaches its children too, and
+every mount the harness makes is remembered so that an interrupted run still unmounts (see Cleanup).
+"""
+import os
+import signal
+import subprocess
+import time
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def log(msg):
+    print(f"[bench fio {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def run(cmd, timeout, **kw):
+    """Runs a command to completion with a timeout; returns CompletedProcess (text, both streams captured)."""
+    return subprocess.run(cmd, timeout=timeout, capture_output=True, text=True, **kw)
+
+
+def mounted(path):
+    """True when `path` is a mount point right now (exact match on /proc/self/mounts)."""
+    path = os.path.abspath(path)
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) > 2 and fields[1].replace("\\040", " ") == path:
+                return True
+    return False
+
+
+def unmount(path):
+    """Unmounts whatever is at `path`, politely first (fusermount -u / umount), lazily as a last resort."""
+    for cmd in (["fusermount3", "-u", path], ["fusermount", "-u", path], ["umount", path], ["umount", "-l", path]):
+        if not mounted(path):
+            return
+        try:
+            run(cmd, timeout=15)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process (all its threads) from /proc/<pid>/stat, or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()  # the command name may hold spaces: cut after ')'
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14 and 15 of proc(5)
+
+
+def cpu_busy(seconds=1.0):
+    """Fraction of all CPUs busy over a short sample (from /proc/stat)."""
+    def snap():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        idle = v[3] + (v[4] if len(v) > 4 else 0)
+        return sum(v), idle
+    t0, i0 = snap()
+    time.sleep(seconds)
+    t1, i1 = snap()
+    return 1.0 - (i1 - i0) / max(1, t1 - t0)
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def wait_for_calm(max_wait, threshold=0.20):
+    """Waits up to max_wait seconds for the CPUs to be mostly idle. Returns a record of what was seen:
+    the machine is shared, so the run goes on either way and the record marks it."""
+    start = time.monotonic()
+    while True:
+        busy = cpu_busy(1.0)
+        waited = time.monotonic() - start
+        if busy < threshold or waited >= max_wait:
+            return {"load1": loadavg(), "busy": round(busy, 3), "waited_s": round(waited, 1),
+                    "calm": busy < threshold}
+
+
+class Spinners:
+    """Two `nice -n 19` busy loops that keep both vCPUs awake (the "awake" QD1 condition)."""
+
+    def __init__(self, count=2):
+        self.count = count
+        self.procs = []
+
+    def __enter__(self):
+        for _ in range(self.count):
+            self.procs.append(subprocess.Popen(["nice", "-n", "19", "sh", "-c", "while :; do :; done"],
+                                               start_new_session=True))
+        time.sleep(0.5)
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            stop_process(p, grace=2)
+        self.procs = []
+
+
+def stop_process(proc, grace=10):
+    """SIGTERM to the process group, then SIGKILL after `grace` seconds."""
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+class Cleanup:
+    """Remembers servers and mounts; undo() stops and unmounts all of them (also from atexit / signals)."""
+
+    def __init__(self):
+        self.procs = []
+        self.mounts = []
+
+    def add_proc(self, proc):
+        self.procs.append(proc)
+
+    def add_mount(self, path):
+        self.mounts.append(path)
+
+    def undo(self):
+        for p in reversed(self.procs):
+            stop_process(p)
+        self.procs = []
+        for m in reversed(self.mounts):
+            unmount(m)
+        self.mounts = []
