@@ -16,15 +16,15 @@ import java.util.List;
 
 /**
  * Runs the file I/O benchmarks (io_uring vs FileChannel, FileChannel on virtual threads, RandomAccessFile) with
- * JMH and prints one table. Usage: {@code UringBench [--quick] [--verbose] [--threads N]}.
+ * JMH and prints one table. Usage: {@code UringBench [--quick] [--verbose] [--threads N] [--rounds N]}.
  *
  * <p>The headline configuration (4 KiB random reads, io_uring at depth 32, FileChannel with the benchmark threads
  * and with 32 threads, page cache and O_DIRECT) is measured in several alternating rounds ({@code --rounds}, 2 in
  * quick mode, 3 otherwise); the table shows the median and range over rounds, and each ratio is the median of the
  * per-round ratios, so load drifting on a shared machine affects all engines alike.
  *
- * <p>{@code --quick} measures only the headline plus, in the page cache, virtual threads at depth 32 and
- * RandomAccessFile, with shorter iterations: 14 JMH forks, about a minute on an idle 2-core machine.
+ * <p>{@code --quick} measures only the headline (12 JMH forks with 2 × 1 s measurement), about a minute on an
+ * idle 2-core machine.
  * The last two lines compare io_uring at depth 32 with the better of the two FileChannel thread counts: first in
  * the page cache (labelled), then with O_DIRECT, printed last as {@code uring/FileChannel 4k randread qd32: <x>x}
  * — with O_DIRECT the queue depth reaches the device, in the page cache every read completes at submission.
@@ -71,10 +71,10 @@ public final class UringBench {
 
     private void run() throws RunnerException {
         long t0 = System.nanoTime();
-        String[] sizes = quick ? new String[]{"4096"} : new String[]{"512", "4096", "16384", "65536"};
-        String[] qds = quick ? new String[]{"32"} : new String[]{"1", "32", "256"};
+        String[] sizes = {"512", "4096", "16384", "65536"};
+        String[] qds = {"1", "32", "256"};
         String[] directs = {"false", "true"};
-        String[] ops = quick ? new String[]{"read"} : new String[]{"read", "write"};
+        String[] ops = {"read", "write"};
 
         // The headline trio, alternated over rounds so that load drifting on a shared machine hits all engines.
         for (round = 0; round < rounds; round++) {
@@ -91,12 +91,11 @@ public final class UringBench {
                     .param("direct", directs).param("op", ops));
             measure("FileChannel", FileChannelIo.class, threads, b -> b.param("size", sizes)
                     .param("direct", directs).param("op", ops));
+            measure("FileChannel+vthreads", VirtualThreadFileChannelIo.class, threads, b -> b.param("size", sizes)
+                    .param("qd", qds).param("direct", directs).param("op", ops));
+            measure("RandomAccessFile", RandomAccessFileIo.class, threads, b -> b.param("size", sizes)
+                    .param("op", ops));
         }
-        String[] vtDirects = quick ? new String[]{"false"} : directs;
-        measure("FileChannel+vthreads", VirtualThreadFileChannelIo.class, threads, b -> b.param("size", sizes)
-                .param("qd", qds).param("direct", vtDirects).param("op", ops));
-        measure("RandomAccessFile", RandomAccessFileIo.class, threads, b -> b.param("size", sizes).param("op", ops));
-
         ResultTable table = new ResultTable(rows, threads);
         System.out.println();
         System.out.printf("io_uring vs JDK file I/O, random offsets in a %d MiB file, %d benchmark threads, %s, "
