@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (`./ringfuse test`): installs what the tests need, enables FUSE-over-io_uring,
 # runs every module's tests on real mounts, then the external suites (pjdfstest, go-fuse posixtest)
-# against memfs, and ends with one summary line.
+# against memfs and passthrough (kernel passthrough on and off), and ends with one summary line.
 #   --no-external   skip the external suites
 #   --no-bench      skip the smoke run of the fio benchmark harness
 set -euo pipefail
@@ -54,30 +54,35 @@ count() { # sums an attribute over the surefire reports
 java_tests=$(count tests); java_failed=$(( $(count failures) + $(count errors) )); java_skipped=$(count skipped)
 log "java tests: $((java_tests - java_failed - java_skipped)) passed, $java_failed failed, $java_skipped skipped"
 
-# --- external suites against memfs ------------------------------------------------------------------
+# --- external suites against memfs and passthrough (kernel passthrough on and off) -----------------
 ext_passed=0; ext_failed=0; ext_status=0
-run_external() { # transport
-  local transport=$1 mnt server pid rc=0
+run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off]
+  local transport=$1 fs=${2:-memfs} mnt server pid rc=0 src= args
   mnt=$(mktemp -d /tmp/ringfuse-ext-XXXXXX)
-  server=$LOGDIR/memfs-$transport.log
-  "$RINGFUSE_HOME/ringfuse" mount memfs "$mnt" --transport "$transport" -o allow_other >"$server" 2>&1 &
+  server=$LOGDIR/$fs-$transport.log
+  case $fs in # passthrough mirrors a fresh source directory on tmpfs, kernel passthrough on or off
+    passthrough-*) src=$(mktemp -d /dev/shm/ringfuse-src-XXXXXX); chmod 755 "$src"; args=(passthrough "$src" "$mnt" --passthrough "${fs#passthrough-}") ;;
+    *) args=("$fs" "$mnt") ;;
+  esac
+  "$RINGFUSE_HOME/ringfuse" mount "${args[@]}" --transport "$transport" -o allow_other >"$server" 2>&1 &
   pid=$!
   for _ in $(seq 1 120); do grep -q "mounted at" "$server" && break; kill -0 $pid 2>/dev/null || break; sleep 0.5; done
   if ! grep -q "mounted at" "$server"; then
-    echo "memfs ($transport) did not mount:"; cat "$server"; kill $pid 2>/dev/null || true
+    echo "$fs ($transport) did not mount:"; cat "$server"; kill $pid 2>/dev/null || true
     ext_status=1; return
   fi
   mkdir -p "$mnt/pjd" "$mnt/posix"
   local out
-  out=$(suites/pjdfstest.sh --max-failures "${PJD_MAX_FAILURES:-0}" "$mnt/pjd" "memfs-$transport") || rc=$?
+  out=$(suites/pjdfstest.sh --max-failures "${PJD_MAX_FAILURES:-0}" "$mnt/pjd" "$fs-$transport") || rc=$?
   echo "$out" | tail -5
   tally "$out"
-  out=$(POSIXTEST_SKIP=FcntlFlockLocksFile suites/posixtest.sh --max-failures "${POSIX_MAX_FAILURES:-0}" "$mnt/posix" "memfs-$transport") || rc=$?
+  out=$(POSIXTEST_SKIP=FcntlFlockLocksFile suites/posixtest.sh --max-failures "${POSIX_MAX_FAILURES:-0}" "$mnt/posix" "$fs-$transport") || rc=$?
   echo "$out" | tail -5
   tally "$out"
   kill -TERM $pid; wait $pid || true
-  if grep -qs " $mnt " /proc/self/mounts; then echo "memfs left mounted: unmounting"; umount -l "$mnt"; rc=1; fi
+  if grep -qs " $mnt " /proc/self/mounts; then echo "$fs left mounted: unmounting"; umount -l "$mnt"; rc=1; fi
   rmdir "$mnt" 2>/dev/null || true
+  [ -z "$src" ] || rm -rf "$src"
   [ $rc = 0 ] || ext_status=1
 }
 tally() {
@@ -89,8 +94,10 @@ tally() {
 }
 if [ $external = 1 ]; then
   for t in ${RINGFUSE_TRANSPORTS:-dev uring}; do
-    log "external suites on memfs, transport $t"
-    run_external "$t"
+    for f in ${RINGFUSE_EXTERNAL_FS:-memfs passthrough-on passthrough-off}; do
+      log "external suites on $f, transport $t"
+      run_external "$t" "$f"
+    done
   done
 fi
 

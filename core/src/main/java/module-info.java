@@ -6,6 +6,7 @@ module dev.ringfuse {
     requires dev.ringfuse.uring;
     exports dev.ringfuse;
     exports dev.ringfuse.lowlevel;
+    exports dev.ringfuse.fs;
     // internal packages, open to the project's own modules only
     exports dev.ringfuse.sys to dev.ringfuse.fs, dev.ringfuse.testkit, dev.ringfuse.cli;
 }

@@ -1,5 +1,8 @@
 /** Ready filesystems built on ringfuse's low-level API. */
 module dev.ringfuse.fs {
     requires transitive dev.ringfuse;
+    requires dev.ringfuse.uring;
     exports dev.ringfuse.fs.memfs;
+    exports dev.ringfuse.fs.volume;
+    exports dev.ringfuse.fs.passthrough;
 }

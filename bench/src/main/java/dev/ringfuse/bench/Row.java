@@ -4,25 +4,25 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.RunResult;
 
 /**
- * One measured configuration.
+ * One JMH result for one configuration in one round ({@code round} -1: the single-round matrix).
  *
  * @param qd effective queue depth: in-flight operations per ring (uring), per benchmark thread (virtual threads),
  *           or the number of blocking threads (FileChannel, RandomAccessFile)
  */
-record Row(String engine, String op, int size, boolean direct, int qd, int threads, double opsPerSec,
-           double error) {
+record Row(String engine, String op, int size, boolean direct, int qd, int threads, int round, double opsPerSec) {
 
-    static Row of(String engine, int threads, RunResult r) {
+    static Row of(String engine, int threads, int round, RunResult r) {
         BenchmarkParams p = r.getParams();
         String qd = p.getParam("qd");
         String direct = p.getParam("direct");
         return new Row(engine, p.getParam("op"), Integer.parseInt(p.getParam("size")),
-                Boolean.parseBoolean(direct), qd == null ? threads : Integer.parseInt(qd), threads,
-                r.getPrimaryResult().getScore(), r.getPrimaryResult().getScoreError());
+                Boolean.parseBoolean(direct), qd == null ? threads : Integer.parseInt(qd), threads, round,
+                r.getPrimaryResult().getScore());
     }
 
-    double mibPerSec() {
-        return opsPerSec * size / (1 << 20);
+    /** The configuration, without the round and the score. */
+    String key() {
+        return engine + "/" + op + "/" + size + "/" + direct + "/" + qd + "/" + threads;
     }
 
     /** Same workload (op, size, cache mode), any depth. */

@@ -1,14 +1,25 @@
 package dev.ringfuse.cli;
 
 import dev.ringfuse.fs.memfs.MemFs;
+import dev.ringfuse.fs.passthrough.PassthroughFs;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 
 /** The filesystems the command can mount. */
 final class Filesystems {
     private Filesystems() {}
 
+    /** The passthrough filesystem of {@code source} with kernel passthrough auto, on or off. */
+    static LowLevelFileSystem passthrough(String source, String kernel) {
+        if (source == null) throw new IllegalArgumentException("passthrough takes <source> <mountpoint>");
+        PassthroughFs.KernelMode mode = PassthroughFs.KernelMode.valueOf(kernel.toUpperCase(java.util.Locale.ROOT));
+        return new PassthroughFs(PassthroughFs.Options.of(java.nio.file.Path.of(source)).withKernel(mode));
+    }
+
     enum Kind {
-        memfs;
+        memfs,
+        /** One file, {@code volume}, backed by an image: built by {@link VolumeCliOptions} (it has options). */
+        volume,
+        passthrough;
 
         String subtype() {
             return name();
@@ -20,6 +31,8 @@ final class Filesystems {
                     if (source != null) throw new IllegalArgumentException("memfs takes no source, only a mount point");
                     yield new MemFs();
                 }
+                case volume -> throw new IllegalStateException("volume is created with its options (VolumeCliOptions)");
+                case passthrough -> passthrough(source, "auto");
             };
         }
     }

@@ -4,10 +4,12 @@ import dev.ringfuse.Fuse;
 import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -31,6 +33,9 @@ final class MountCommand implements Callable<Integer> {
     @Option(names = "--threads", description = "/dev/fuse reader threads (default: ${DEFAULT-VALUE})", defaultValue = "4")
     int threads;
 
+    @Mixin
+    VolumeCliOptions volume = new VolumeCliOptions();
+
     @Option(names = "--clear-stale", description = "Clear a stale mount left at the mount point by a server that died")
     boolean clearStale;
 
@@ -42,7 +47,12 @@ final class MountCommand implements Callable<Integer> {
                 .withFsName(source == null ? fs.subtype() : source);
         for (String opt : options) o = o.withOptions(opt);
         if (clearStale && Fuse.clearStale(mountpoint)) System.err.println("cleared a stale mount at " + mountpoint);
-        try (Mount m = Fuse.mount(mountpoint, fs.create(source), o)) {
+        LowLevelFileSystem filesystem = switch (fs) {
+            case volume -> volume.create(source);
+            case passthrough -> Filesystems.passthrough(source, volume.passthrough);
+            default -> fs.create(source);
+        };
+        try (Mount m = Fuse.mount(mountpoint, filesystem, o)) {
             Thread main = Thread.currentThread();
             Thread hook = new Thread(() -> {
                 m.close();

@@ -1,0 +1,216 @@
+package dev.ringfuse.fs.passthrough;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FileNames;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.fs.passthrough.Inodes.Inode;
+import dev.ringfuse.lowlevel.Attr;
+import dev.ringfuse.lowlevel.CountReply;
+import dev.ringfuse.lowlevel.CreateReply;
+import dev.ringfuse.lowlevel.DirPlusReply;
+import dev.ringfuse.lowlevel.DirReply;
+import dev.ringfuse.lowlevel.Entry;
+import dev.ringfuse.lowlevel.LseekReply;
+import dev.ringfuse.lowlevel.OpenReply;
+import dev.ringfuse.lowlevel.ReadReply;
+import dev.ringfuse.lowlevel.RequestContext;
+import dev.ringfuse.lowlevel.StatusReply;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.ringfuse.fs.passthrough.PosixCalls.AT_FDCWD;
+import static dev.ringfuse.fs.passthrough.PosixCalls.O_CLOEXEC;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+/**
+ * Open files and directories of the passthrough filesystem. The kernel's file handle is the descriptor of
+ * our own open of the source inode (reopened through its O_PATH descriptor, never by name). Reads fill the
+ * transport's reply buffer directly with pread(2) and writes hand the request's payload to pwrite(2): no
+ * copy in Java either way.
+ */
+abstract sealed class FileIo extends SourceTree permits PassthroughFs {
+    private static final int DROP_FLAGS = PosixCalls.O_CREAT | PosixCalls.O_EXCL | PosixCalls.O_NOCTTY
+            | PosixCalls.O_NOFOLLOW;
+    private static final int SEEK_SET = 0;
+
+    final KernelPassthrough kernel;
+    /** Open files using a backing id → their inode, for release. */
+    private final ConcurrentHashMap<Long, Inode> backed = new ConcurrentHashMap<>();
+
+    FileIo(Inodes inodes, long entryNanos, long attrNanos, KernelPassthrough kernel) {
+        super(inodes, entryNanos, attrNanos);
+        this.kernel = kernel;
+    }
+
+    /** A new descriptor for the inode, opened through "/proc/self/fd/N" of its O_PATH descriptor. */
+    static int reopen(Inode n, int flags) {
+        try (Arena a = Arena.ofConfined()) {
+            return check(PosixCalls.openat(AT_FDCWD, a.allocateFrom(n.procPath()), (flags & ~DROP_FLAGS) | O_CLOEXEC, 0));
+        }
+    }
+
+    /** The backing id for a new open file {@code fd} of {@code n}, or -1 for an ordinary open. */
+    final int backing(Inode n, int fd) {
+        if (!kernel.on() || n.type != S_IFREG) return -1;
+        try {
+            int id = kernel.acquire(n);
+            backed.put((long) fd, n);
+            return id;
+        } catch (IOException e) {
+            if (kernel.fallBack(e)) return -1;
+            PosixCalls.close(fd);
+            throw new FuseException(Errno.EIO);
+        }
+    }
+
+    @Override
+    public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
+        Inode n = inodes.get(nodeid);
+        int fd = reopen(n, flags);
+        int id = backing(n, fd);
+        if (id > 0) reply.open(fd, 0, id);
+        else reply.open(fd, 0);
+    }
+
+    /** Answers create/tmpfile for the new descriptor {@code fd}. */
+    final void created(Entry e, int fd, CreateReply reply) {
+        int id = backing(inodes.get(e.nodeid()), fd);
+        if (id > 0) reply.created(e, fd, 0, id);
+        else reply.created(e, fd, 0);
+    }
+
+    @Override
+    public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
+        long n = check(PosixCalls.pread((int) fh, reply.buffer().asSlice(0, size), offset));
+        reply.commit((int) n);
+    }
+
+    @Override
+    public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags, CountReply reply) {
+        reply.count(check(PosixCalls.pwrite((int) fh, data, offset)));
+    }
+
+    @Override
+    public void flush(RequestContext ctx, long nodeid, long fh, long lockOwner, StatusReply reply) {
+        reply.ok(); // locks are the kernel's; data is written through already
+    }
+
+    @Override
+    public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock, StatusReply reply) {
+        Inode n = backed.remove(fh);
+        PosixCalls.close((int) fh);
+        if (n != null) kernel.release(n);
+        reply.ok();
+    }
+
+    @Override
+    public void fsync(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
+        check(PosixCalls.fsync((int) fh, datasync));
+        reply.ok();
+    }
+
+    @Override
+    public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length, StatusReply reply) {
+        check(PosixCalls.fallocate((int) fh, mode, offset, length));
+        reply.ok();
+    }
+
+    @Override
+    public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
+        reply.offset(check(PosixCalls.lseek((int) fh, offset, whence)));
+    }
+
+    @Override
+    public void copyFileRange(RequestContext ctx, long nodeIn, long fhIn, long offIn, long nodeOut, long fhOut,
+                              long offOut, long length, int flags, CountReply reply) {
+        try (Arena a = Arena.ofConfined()) {
+            reply.count(check(PosixCalls.copyFileRange((int) fhIn, offIn, (int) fhOut, offOut, length, flags, a)));
+        }
+    }
+
+    // ---- directories -------------------------------------------------------------------------------------
+
+    @Override
+    public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
+        Inode n = inodes.get(nodeid);
+        try (Arena a = Arena.ofConfined()) {
+            reply.open(check(PosixCalls.openat(n.fd, a.allocateFrom("."), PosixCalls.O_RDONLY | PosixCalls.O_DIRECTORY | O_CLOEXEC, 0)), 0);
+        }
+    }
+
+    @Override
+    public void releasedir(RequestContext ctx, long nodeid, long fh, int flags, StatusReply reply) {
+        PosixCalls.close((int) fh);
+        reply.ok();
+    }
+
+    @Override
+    public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
+        fsync(ctx, nodeid, fh, datasync, reply); // the handle is an opened directory: fsync(2) works alike
+    }
+
+    @Override
+    public void readdir(RequestContext ctx, long nodeid, long fh, long offset, int size, DirReply reply) {
+        list(fh, offset, size, (name, ino, type, next) -> reply.add(name, ino, type, next));
+        reply.send();
+    }
+
+    @Override
+    public void readdirplus(RequestContext ctx, long nodeid, long fh, long offset, int size, DirPlusReply reply) {
+        Inode dir = inodes.get(nodeid);
+        Attr[] dirAttr = {null};
+        list(fh, offset, size, (name, ino, type, next) -> {
+            if (name.equals(".") || name.equals("..")) {
+                // listed with the inode number getdents gave, as plain readdir lists them
+                if (dirAttr[0] == null) dirAttr[0] = attr(dir);
+                return reply.add(name, unnamed(withIno(dirAttr[0], ino)), next);
+            }
+            Entry e;
+            try {
+                e = lookupEntry(dir, name);
+            } catch (FuseException gone) {
+                return true; // removed since it was listed
+            }
+            if (reply.add(name, e, next)) return true;
+            inodes.forget(e.nodeid(), 1);
+            return false;
+        });
+        reply.send();
+    }
+
+    private interface Sink {
+        /** Returns false when the reply is full. */
+        boolean add(String name, long ino, int type, long nextOffset);
+    }
+
+    /** getdents64 from the directory cookie {@code offset}, until the sink is full or the directory ends. */
+    private static void list(long fh, long offset, int size, Sink sink) {
+        int fd = (int) fh;
+        check(PosixCalls.lseek(fd, offset, SEEK_SET));
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(Math.max(size, 4096), 8);
+            while (true) {
+                long n = check(PosixCalls.getdents64(fd, buf));
+                if (n == 0) return;
+                for (long pos = 0; pos < n; ) {
+                    long ino = buf.get(JAVA_LONG, pos), next = buf.get(JAVA_LONG, pos + 8);
+                    int reclen = Short.toUnsignedInt(buf.get(JAVA_SHORT, pos + 16));
+                    int dtype = Byte.toUnsignedInt(buf.get(JAVA_BYTE, pos + 18));
+                    String name = cString(buf, pos + 19, reclen - 19);
+                    if (!sink.add(name, ino, dtype << 12, next)) return;
+                    pos += reclen;
+                }
+            }
+        }
+    }
+
+    static String cString(MemorySegment buf, long off, long max) {
+        long len = 0;
+        while (len < max && buf.get(JAVA_BYTE, off + len) != 0) len++;
+        return FileNames.decode(buf.asSlice(off, len).toArray(JAVA_BYTE));
+    }
+}

@@ -1,0 +1,332 @@
+package dev.ringfuse.fs.passthrough;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.fs.passthrough.Inodes.Inode;
+import dev.ringfuse.lowlevel.Attr;
+import dev.ringfuse.lowlevel.AttrReply;
+import dev.ringfuse.lowlevel.Capability;
+import dev.ringfuse.lowlevel.CreateReply;
+import dev.ringfuse.lowlevel.Entry;
+import dev.ringfuse.lowlevel.EntryReply;
+import dev.ringfuse.lowlevel.InitContext;
+import dev.ringfuse.lowlevel.ReadlinkReply;
+import dev.ringfuse.lowlevel.RequestContext;
+import dev.ringfuse.lowlevel.SetAttr;
+import dev.ringfuse.lowlevel.StatFs;
+import dev.ringfuse.lowlevel.StatfsReply;
+import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.lowlevel.StatxReply;
+import dev.ringfuse.lowlevel.XattrReply;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+import static dev.ringfuse.fs.passthrough.PosixCalls.AT_EMPTY_PATH;
+import static dev.ringfuse.fs.passthrough.PosixCalls.AT_FDCWD;
+import static dev.ringfuse.fs.passthrough.PosixCalls.AT_SYMLINK_NOFOLLOW;
+import static dev.ringfuse.fs.passthrough.PosixCalls.O_CLOEXEC;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Mirrors a source directory: every call is carried out on the source with fd-relative system calls, so
+ * nothing outside the source can be reached (see {@link SourceTree}). New files belong to the caller
+ * ({@link Credentials}); reads and writes go through the kernel's passthrough when it is available, else
+ * through this server with pread/pwrite into and out of the request buffers. Design: {@code fs/DESIGN.md}.
+ */
+public final class PassthroughFs extends FileIo {
+    /** Kernel passthrough: AUTO uses it when negotiable (root, Linux 6.9+), ON fails the mount when it is not. */
+    public enum KernelMode { AUTO, ON, OFF }
+
+    /**
+     * @param source       the directory to mirror
+     * @param kernel       kernel passthrough of reads and writes
+     * @param entryTimeout how long the kernel may cache names
+     * @param attrTimeout  how long the kernel may cache attributes (changes made directly in the source
+     *                     show up after this)
+     */
+    public record Options(Path source, KernelMode kernel, Duration entryTimeout, Duration attrTimeout) {
+        public Options {
+            Objects.requireNonNull(source);
+            Objects.requireNonNull(kernel);
+        }
+
+        /** AUTO passthrough, 1 s caches. */
+        public static Options of(Path source) {
+            return new Options(source, KernelMode.AUTO, Duration.ofSeconds(1), Duration.ofSeconds(1));
+        }
+
+        public Options withKernel(KernelMode mode) {
+            return new Options(source, mode, entryTimeout, attrTimeout);
+        }
+    }
+
+    private static final int UTIME_NOW = (1 << 30) - 1, UTIME_OMIT = (1 << 30) - 2;
+    private static final int O_TMPFILE = 020000000 | PosixCalls.O_DIRECTORY;
+
+    public PassthroughFs(Path source) {
+        this(Options.of(source));
+    }
+
+    public PassthroughFs(Options options) {
+        super(openRoot(options.source().toAbsolutePath().toString()), options.entryTimeout().toNanos(),
+                options.attrTimeout().toNanos(), new KernelPassthrough(options.kernel()));
+    }
+
+    /** Whether reads and writes of regular files bypass this server (decided at INIT). */
+    public boolean kernelPassthrough() {
+        return kernel.on();
+    }
+
+    @Override
+    public void init(InitContext init) {
+        // not ATOMIC_O_TRUNC: the kernel's truncation after its own checks keeps ETXTBSY from truncating first
+        for (Capability c : new Capability[] {Capability.ASYNC_READ, Capability.EXPORT_SUPPORT,
+                Capability.READDIRPLUS, Capability.READDIRPLUS_AUTO, Capability.PARALLEL_DIROPS}) {
+            init.want(c);
+        }
+        init.timeGranularity(1);
+        kernel.init(init, dev.ringfuse.sys.Libc.geteuid() == 0);
+    }
+
+    @Override
+    public void destroy() {
+        inodes.clear();
+    }
+
+    // ---- names -------------------------------------------------------------------------------------------
+
+    @Override
+    public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
+        Entry e;
+        try {
+            e = lookupEntry(inodes.get(parent), name);
+        } catch (FuseException ex) {
+            if (ex.errno() != Errno.ENOENT || entryNanos == 0) throw ex;
+            reply.negative(entryNanos);
+            return;
+        }
+        reply.entry(e);
+    }
+
+    @Override
+    public void forget(long nodeid, long nlookup) {
+        inodes.forget(nodeid, nlookup);
+    }
+
+    @Override
+    public void mknod(RequestContext ctx, long parent, String name, int mode, int rdev, EntryReply reply) {
+        Inode p = inodes.get(parent);
+        // FUSE carries rdev in new_encode_dev format; glibc wants its own dev_t
+        long major = (rdev & 0xfff00) >>> 8, minor = (rdev & 0xff) | ((rdev >>> 12) & 0xfff00);
+        long dev = ((major & 0xfff) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xff) | ((minor & ~0xffL) << 12);
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+            check(PosixCalls.mknodat(p.fd, name(a, name), mode, dev));
+        }
+        reply.entry(madeWith(p, name, mode));
+    }
+
+    @Override
+    public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
+        Inode p = inodes.get(parent);
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+            check(PosixCalls.mkdirat(p.fd, name(a, name), mode));
+        }
+        reply.entry(madeWith(p, name, mode));
+    }
+
+    @Override
+    public void symlink(RequestContext ctx, long parent, String name, String target, EntryReply reply) {
+        Inode p = inodes.get(parent);
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+            check(PosixCalls.symlinkat(bytes(a, target), p.fd, name(a, name)));
+        }
+        reply.entry(lookupEntry(p, name));
+    }
+
+    /**
+     * The entry of a node just made with {@code mode}: the server's own umask also applied to it, so the
+     * permission bits the kernel asked for (its caller's umask already applied) are restored when they
+     * differ.
+     */
+    private Entry madeWith(Inode parent, String name, int mode) {
+        Entry e = lookupEntry(parent, name);
+        if ((e.attr().mode() & 0777) == (mode & 0777)) return e;
+        Inode n = inodes.get(e.nodeid());
+        chmod(n, (e.attr().mode() & 07000) | (mode & 0777));
+        return new Entry(e.nodeid(), e.generation(), attr(n), e.entryTimeoutNanos(), e.attrTimeoutNanos());
+    }
+
+    private static void chmod(Inode n, int mode) {
+        try (Arena a = Arena.ofConfined()) {
+            check(PosixCalls.fchmodat(AT_FDCWD, a.allocateFrom(n.procPath()), mode & 07777, 0));
+        }
+    }
+
+    @Override
+    public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
+        try (Arena a = Arena.ofConfined()) {
+            check(PosixCalls.unlinkat(inodes.get(parent).fd, name(a, name), 0));
+        }
+        reply.ok();
+    }
+
+    @Override
+    public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
+        try (Arena a = Arena.ofConfined()) {
+            check(PosixCalls.unlinkat(inodes.get(parent).fd, name(a, name), PosixCalls.AT_REMOVEDIR));
+        }
+        reply.ok();
+    }
+
+    @Override
+    public void rename(RequestContext ctx, long parent, String name, long newParent, String newName, int flags, StatusReply reply) {
+        try (Arena a = Arena.ofConfined()) {
+            check(PosixCalls.renameat2(inodes.get(parent).fd, name(a, name), inodes.get(newParent).fd, name(a, newName), flags));
+        }
+        reply.ok();
+    }
+
+    @Override
+    public void link(RequestContext ctx, long nodeid, long newParent, String newName, EntryReply reply) {
+        Inode p = inodes.get(newParent);
+        try (Arena a = Arena.ofConfined()) {
+            check(PosixCalls.linkat(inodes.get(nodeid).fd, a.allocateFrom(""), p.fd, name(a, newName), AT_EMPTY_PATH));
+        }
+        reply.entry(lookupEntry(p, newName));
+    }
+
+    @Override
+    public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
+        Inode p = inodes.get(parent);
+        int fd;
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+            int f = (flags | PosixCalls.O_CREAT | PosixCalls.O_NOFOLLOW | O_CLOEXEC) & ~PosixCalls.O_NOCTTY;
+            fd = check(PosixCalls.openat2(p.fd, name(a, name), f, mode & 07777, RESOLVE_IN_TREE, a));
+        }
+        Entry e;
+        try {
+            e = madeWith(p, name, mode);
+        } catch (RuntimeException ex) {
+            PosixCalls.close(fd);
+            throw ex;
+        }
+        created(e, fd, reply);
+    }
+
+    @Override
+    public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
+        Inode p = inodes.get(parent);
+        int fd;
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+            fd = check(PosixCalls.openat2(p.fd, a.allocateFrom("."), (flags & ~PosixCalls.O_CREAT) | O_TMPFILE | O_CLOEXEC,
+                    mode & 07777, RESOLVE_IN_TREE, a));
+        }
+        try (Arena a = Arena.ofConfined()) {
+            int path = check(PosixCalls.openat(AT_FDCWD, a.allocateFrom("/proc/self/fd/" + fd), PosixCalls.O_PATH | O_CLOEXEC, 0));
+            MemorySegment st = a.allocate(Statx.SIZE, 8);
+            statx(path, st, a);
+            Inode n = inodes.ref(Statx.key(st), path, S_IFREG);
+            if ((Statx.mode(st) & 0777) != (mode & 0777)) chmod(n, (Statx.mode(st) & 07000) | (mode & 0777));
+            created(new Entry(n.nodeid, 0, attr(n), entryNanos, attrNanos), fd, reply);
+        } catch (RuntimeException ex) {
+            PosixCalls.close(fd);
+            throw ex;
+        }
+    }
+
+    @Override
+    public void readlink(RequestContext ctx, long nodeid, ReadlinkReply reply) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(4096);
+            long n = check(PosixCalls.readlinkat(inodes.get(nodeid).fd, a.allocateFrom(""), buf));
+            reply.target(buf.asSlice(0, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+    }
+
+    // ---- attributes --------------------------------------------------------------------------------------
+
+    @Override
+    public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
+        reply.attr(attr(inodes.get(nodeid)), attrNanos);
+    }
+
+    @Override
+    public void statx(RequestContext ctx, long nodeid, long fh, int flags, int mask, StatxReply reply) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment st = a.allocate(Statx.SIZE, 8);
+            statx(inodes.get(nodeid).fd, st, a);
+            reply.statx(Statx.attr(st), Statx.mask(st) & STATX_MASK, attrNanos);
+        }
+    }
+
+    @Override
+    public void setattr(RequestContext ctx, long nodeid, SetAttr c, AttrReply reply) {
+        Inode n = inodes.get(nodeid);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment proc = a.allocateFrom(n.procPath()), empty = a.allocateFrom("");
+            if (c.hasMode() && n.type != S_IFLNK) chmod(n, c.mode());
+            boolean noChange = (c.valid() & ~(SetAttr.FATTR_CTIME | SetAttr.FATTR_FH | SetAttr.FATTR_LOCKOWNER)) == 0;
+            if (c.hasUid() || c.hasGid() || noChange) { // chown(-1, -1) still changes ctime
+                check(PosixCalls.fchownat(n.fd, empty, c.hasUid() ? c.uid() : -1, c.hasGid() ? c.gid() : -1,
+                        AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+            }
+            if (c.hasSize()) {
+                check(c.hasFh() ? PosixCalls.ftruncate((int) c.fh(), c.size()) : PosixCalls.truncate(proc, c.size()));
+            }
+            if (c.hasAtime() || c.hasMtime() || c.atimeNow() || c.mtimeNow()) {
+                MemorySegment ts = a.allocate(32, 8);
+                ts.set(JAVA_LONG, 0, c.atimeSec());
+                ts.set(JAVA_LONG, 8, c.atimeNow() ? UTIME_NOW : c.hasAtime() ? c.atimeNsec() : UTIME_OMIT);
+                ts.set(JAVA_LONG, 16, c.mtimeSec());
+                ts.set(JAVA_LONG, 24, c.mtimeNow() ? UTIME_NOW : c.hasMtime() ? c.mtimeNsec() : UTIME_OMIT);
+                check(n.type == S_IFLNK
+                        ? PosixCalls.utimensat(n.fd, empty, ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)
+                        : PosixCalls.utimensat(AT_FDCWD, proc, ts, 0));
+            }
+        }
+        reply.attr(attr(n), attrNanos);
+    }
+
+    @Override
+    public void statfs(RequestContext ctx, long nodeid, StatfsReply reply) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(120, 8);
+            check(PosixCalls.fstatfs(inodes.get(nodeid).fd, s));
+            reply.statfs(new StatFs(s.get(JAVA_LONG, 16), s.get(JAVA_LONG, 24), s.get(JAVA_LONG, 32),
+                    s.get(JAVA_LONG, 40), s.get(JAVA_LONG, 48), (int) s.get(JAVA_LONG, 8), (int) s.get(JAVA_LONG, 64),
+                    (int) s.get(JAVA_LONG, 72)));
+        }
+    }
+
+    // ---- extended attributes -----------------------------------------------------------------------------
+
+    @Override
+    public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
+        Xattrs.set(inodes.get(nodeid), name, value, flags);
+        reply.ok();
+    }
+
+    @Override
+    public void getxattr(RequestContext ctx, long nodeid, String name, int size, XattrReply reply) {
+        reply.value(Xattrs.get(inodes.get(nodeid), name));
+    }
+
+    @Override
+    public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
+        reply.names(Xattrs.list(inodes.get(nodeid)));
+    }
+
+    @Override
+    public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
+        Xattrs.remove(inodes.get(nodeid), name);
+        reply.ok();
+    }
+
+    @Override
+    public void syncfs(RequestContext ctx, long nodeid, StatusReply reply) {
+        reply.ok(); // every write already reached the source; its own syncfs is the source's business
+    }
+}
