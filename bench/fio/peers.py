@@ -221,6 +221,10 @@ def all_peers():
         Peer("ringfuse-memfs-dev", "ringfuse memfs, /dev/fuse", "dev", "Java", _ringfuse_memfs("dev")),
         Peer("ringfuse-memfs-uring", "ringfuse memfs, io_uring", "uring", "Java", _ringfuse_memfs("uring"),
              available=_needs_uring),
-        Peer("ringfuse-passthrough", "ringfuse passthrough (--passthrough auto)", "dev", "Java",
-             _ringfuse_passthrough("auto"), needs_backing=True, available=_needs_passthrough_cli),
+        Peer("ringfuse-passthrough", "ringfuse passthrough (--passthrough auto: kernel passthrough where offered)",
+             "dev", "Java", _ringfuse_passthrough("auto"), needs_backing=True, available=_needs_passthrough_cli),
+        # off: the daemon serves every read and write, like libfuse passthrough_ll (libfuse 3.14 has no
+        # kernel passthrough), so this is the like-for-like comparison with the C peer
+        Peer("ringfuse-passthrough-off", "ringfuse passthrough (--passthrough off: the daemon moves the data)",
+             "dev", "Java", _ringfuse_passthrough("off"), needs_backing=True, available=_needs_passthrough_cli),
     ]

@@ -178,16 +178,20 @@ def charts(out, results, run):
             ax.barh(y, meds, xerr=[lo, hi], color=colors, capsize=2, error_kw={"elinewidth": 0.8})
             ax.set_title(key.replace("meta:", "metadata "), fontsize=10)
             positive = [m for m in meds if m > 0]
+            top = max([m + h for m, h in zip(meds, hi)] + [1])
             if file != "throughput.png" and positive:
                 # a log axis with a fixed base (a power of ten below the smallest bar): bar lengths compare
                 ax.set_xscale("log")
-                ax.set_xlim(left=10 ** math.floor(math.log10(min(positive))), right=max(positive) * 4)
+                left = 10 ** math.floor(math.log10(min(positive) / 3))  # room for the shortest label
+                ax.set_xlim(left=left, right=top * 1.5)
             else:
-                ax.set_xlim(left=0, right=max(meds + [1]) * 1.3)
+                left = 0
+                ax.set_xlim(left=0, right=top * 1.1)
             for yi, m in zip(y, meds):
-                if m > 0:
-                    ax.text(m, yi, " " + fmt(m, "mibps" if file == "throughput.png" else "iops"),
-                            va="center", fontsize=7)
+                if m > 0:  # the figure inside the bar's base, clear of the whiskers at its end
+                    ax.text(left * 1.15 if left else top * 0.01, yi,
+                            fmt(m, "mibps" if file == "throughput.png" else "iops"),
+                            va="center", fontsize=7, color="white", fontweight="bold")
             ax.grid(axis="x", alpha=0.3)
             ax.tick_params(axis="x", labelsize=8)
         axes[0][0].set_yticks(range(len(names)))

@@ -187,25 +187,13 @@ public final class JfuseMirror implements FuseOperations {
     @Override
     public int fsync(String path, int datasync, FileInfo fi) {
         FileChannel ch = open.get(fi.getFh());
-        if (ch == null) return -errno.ebadf();
-        try {
-            ch.force(datasync == 0);
-            return 0;
-        } catch (IOException e) {
-            return fail(e);
-        }
+        return ch == null ? -errno.ebadf() : call(() -> ch.force(datasync == 0));
     }
 
     @Override
     public int release(String path, FileInfo fi) {
         FileChannel ch = open.remove(fi.getFh());
-        if (ch == null) return -errno.ebadf();
-        try {
-            ch.close();
-            return 0;
-        } catch (IOException e) {
-            return fail(e);
-        }
+        return ch == null ? -errno.ebadf() : call(ch::close);
     }
 
     @Override
@@ -234,10 +222,14 @@ public final class JfuseMirror implements FuseOperations {
         }
     }
 
-    @Override
-    public int unlink(String path) {
+    /** An NIO call that answers nothing but success or an errno. */
+    private interface IoCall {
+        void run() throws IOException;
+    }
+
+    private int call(IoCall c) {
         try {
-            Files.delete(resolve(path));
+            c.run();
             return 0;
         } catch (IOException e) {
             return fail(e);
@@ -245,13 +237,13 @@ public final class JfuseMirror implements FuseOperations {
     }
 
     @Override
+    public int unlink(String path) {
+        return call(() -> Files.delete(resolve(path)));
+    }
+
+    @Override
     public int mkdir(String path, int mode) {
-        try {
-            Files.createDirectory(resolve(path));
-            return 0;
-        } catch (IOException e) {
-            return fail(e);
-        }
+        return call(() -> Files.createDirectory(resolve(path)));
     }
 
     @Override
@@ -261,12 +253,8 @@ public final class JfuseMirror implements FuseOperations {
 
     @Override
     public int rename(String from, String to, int flags) {
-        try {
-            Files.move(resolve(from), resolve(to), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            return 0;
-        } catch (IOException e) {
-            return fail(e);
-        }
+        return call(() -> Files.move(resolve(from), resolve(to), StandardCopyOption.REPLACE_EXISTING,
+                StandardCopyOption.ATOMIC_MOVE));
     }
 
     @Override
@@ -276,12 +264,7 @@ public final class JfuseMirror implements FuseOperations {
         for (int i = 0; i < order.length; i++) {
             if ((mode & (1 << (8 - i))) != 0) perms.add(order[i]);
         }
-        try {
-            Files.setPosixFilePermissions(resolve(path), perms);
-            return 0;
-        } catch (IOException e) {
-            return fail(e);
-        }
+        return call(() -> Files.setPosixFilePermissions(resolve(path), perms));
     }
 
     @Override
@@ -291,15 +274,9 @@ public final class JfuseMirror implements FuseOperations {
 
     @Override
     public int utimens(String path, TimeSpec atime, TimeSpec mtime, FileInfo fi) {
-        try {
-            if (!mtime.isUtimeOmit()) {
-                Files.setLastModifiedTime(resolve(path),
-                        FileTime.from(mtime.isUtimeNow() ? java.time.Instant.now() : mtime.get()));
-            }
-            return 0;
-        } catch (IOException e) {
-            return fail(e);
-        }
+        if (mtime.isUtimeOmit()) return 0;
+        return call(() -> Files.setLastModifiedTime(resolve(path),
+                FileTime.from(mtime.isUtimeNow() ? java.time.Instant.now() : mtime.get())));
     }
 
     @Override
