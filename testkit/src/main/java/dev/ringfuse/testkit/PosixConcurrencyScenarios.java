@@ -182,7 +182,7 @@ public interface PosixConcurrencyScenarios extends ScenarioContext {
     @Test
     default void fioVerifyJob() throws Exception {
         assumeTrue(Procs.onPath("fio"), "fio is not installed (apt-get install fio)");
-        Procs.Result r = Procs.run(Duration.ofSeconds(110), List.of("fio", "--name=verify", "--directory=" + dir(),
+        Procs.Result r = Procs.run(Duration.ofSeconds(110), List.of("fio", "--name=verify", "--verify_state_save=0", "--directory=" + dir(),
                 "--size=8M", "--bs=4k", "--rw=randwrite", "--ioengine=psync", "--numjobs=2", "--verify=crc32c",
                 "--do_verify=1", "--verify_fatal=1", "--fsync_on_close=1", "--group_reporting", "--minimal"));
         assertEquals(0, r.exit(), r.out() + r.err());

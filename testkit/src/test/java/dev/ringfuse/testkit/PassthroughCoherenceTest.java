@@ -94,7 +94,7 @@ class PassthroughCoherenceTest {
     /** fio writes with mixed block sizes at queue depth 16 (O_DIRECT, libaio), then verifies every block's crc32c. */
     private static void fioVerify(Path dir) throws Exception {
         assumeTrue(Procs.onPath("fio"), "fio is not installed (apt-get install fio)");
-        Procs.Result r = Procs.run(Duration.ofSeconds(200), List.of("fio", "--name=verify", "--directory=" + dir,
+        Procs.Result r = Procs.run(Duration.ofSeconds(200), List.of("fio", "--name=verify", "--verify_state_save=0", "--directory=" + dir,
                 "--size=32M", "--bsrange=4k-256k", "--rw=randwrite", "--ioengine=libaio", "--iodepth=16",
                 "--direct=1", "--numjobs=2", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
                 "--group_reporting", "--minimal"));
