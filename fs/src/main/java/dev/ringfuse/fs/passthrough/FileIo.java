@@ -3,6 +3,7 @@ package dev.ringfuse.fs.passthrough;
 import dev.ringfuse.Errno;
 import dev.ringfuse.FileNames;
 import dev.ringfuse.FuseException;
+import dev.ringfuse.fs.io.ThreadRings;
 import dev.ringfuse.fs.passthrough.Inodes.Inode;
 import dev.ringfuse.lowlevel.Attr;
 import dev.ringfuse.lowlevel.CountReply;
@@ -15,6 +16,7 @@ import dev.ringfuse.lowlevel.OpenReply;
 import dev.ringfuse.lowlevel.ReadReply;
 import dev.ringfuse.lowlevel.RequestContext;
 import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.uring.UringException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -29,8 +31,9 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 /**
  * Open files and directories of the passthrough filesystem. The kernel's file handle is the descriptor of
  * our own open of the source inode (reopened through its O_PATH descriptor, never by name). Reads fill the
- * transport's reply buffer directly with pread(2) and writes hand the request's payload to pwrite(2): no
- * copy in Java either way.
+ * transport's reply buffer directly and writes hand the request's payload to the kernel: no copy in Java
+ * either way. Without kernel passthrough they go through the calling thread's own io_uring
+ * ({@link ThreadRings}), or pread(2)/pwrite(2) where io_uring is unavailable or turned off.
  */
 abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     private static final int DROP_FLAGS = PosixCalls.O_CREAT | PosixCalls.O_EXCL | PosixCalls.O_NOCTTY
@@ -38,12 +41,20 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     private static final int SEEK_SET = 0;
 
     final KernelPassthrough kernel;
+    /** The data path when the kernel does not pass reads and writes through; null: pread/pwrite. */
+    private final ThreadRings rings;
     /** Open files using a backing id → their inode, for release. */
     private final ConcurrentHashMap<Long, Inode> backed = new ConcurrentHashMap<>();
 
-    FileIo(Inodes inodes, long entryNanos, long attrNanos, KernelPassthrough kernel) {
+    FileIo(Inodes inodes, long entryNanos, long attrNanos, KernelPassthrough kernel, ThreadRings rings) {
         super(inodes, entryNanos, attrNanos);
         this.kernel = kernel;
+        this.rings = rings;
+    }
+
+    /** Closes the data path's rings (at destroy, when no callback runs any more). */
+    final void closeRings() {
+        if (rings != null) rings.close();
     }
 
     /** A new descriptor for the inode, opened through "/proc/self/fd/N" of its O_PATH descriptor. */
@@ -85,13 +96,28 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
 
     @Override
     public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
-        long n = check(PosixCalls.pread((int) fh, reply.buffer().asSlice(0, size), offset));
+        MemorySegment dst = reply.buffer().asSlice(0, size);
+        long n = rings != null ? uring(() -> rings.read((int) fh, dst, offset)) : check(PosixCalls.pread((int) fh, dst, offset));
         reply.commit((int) n);
     }
 
     @Override
     public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags, CountReply reply) {
-        reply.count(check(PosixCalls.pwrite((int) fh, data, offset)));
+        reply.count(rings != null ? uring(() -> rings.write((int) fh, data, offset)) : check(PosixCalls.pwrite((int) fh, data, offset)));
+    }
+
+    private interface RingCall {
+        int call() throws UringException;
+    }
+
+    /** A ring operation's result, its errno as the reply's. */
+    private static int uring(RingCall c) {
+        try {
+            return c.call();
+        } catch (UringException e) {
+            Errno errno = Errno.of(e.errno());
+            throw new FuseException(errno == null ? Errno.EIO : errno);
+        }
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.ringfuse.fs.passthrough;
 
+import dev.ringfuse.fs.io.ThreadRings;
+
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.fs.passthrough.Inodes.Inode;
@@ -46,8 +48,11 @@ public final class PassthroughFs extends FileIo {
      * @param entryTimeout how long the kernel may cache names
      * @param attrTimeout  how long the kernel may cache attributes (changes made directly in the source
      *                     show up after this)
+     * @param uring        serve reads and writes through each thread's own io_uring (else pread/pwrite)
+     *                     when kernel passthrough is off; falls back to pread/pwrite if io_uring is
+     *                     unavailable
      */
-    public record Options(Path source, KernelMode kernel, Duration entryTimeout, Duration attrTimeout) {
+    public record Options(Path source, KernelMode kernel, Duration entryTimeout, Duration attrTimeout, boolean uring) {
         public Options {
             Objects.requireNonNull(source);
             Objects.requireNonNull(kernel);
@@ -55,11 +60,15 @@ public final class PassthroughFs extends FileIo {
 
         /** AUTO passthrough, 1 s caches. */
         public static Options of(Path source) {
-            return new Options(source, KernelMode.AUTO, Duration.ofSeconds(1), Duration.ofSeconds(1));
+            return new Options(source, KernelMode.AUTO, Duration.ofSeconds(1), Duration.ofSeconds(1), true);
         }
 
         public Options withKernel(KernelMode mode) {
-            return new Options(source, mode, entryTimeout, attrTimeout);
+            return new Options(source, mode, entryTimeout, attrTimeout, uring);
+        }
+
+        public Options withUring(boolean on) {
+            return new Options(source, kernel, entryTimeout, attrTimeout, on);
         }
     }
 
@@ -72,7 +81,16 @@ public final class PassthroughFs extends FileIo {
 
     public PassthroughFs(Options options) {
         super(openRoot(options.source().toAbsolutePath().toString()), options.entryTimeout().toNanos(),
-                options.attrTimeout().toNanos(), new KernelPassthrough(options.kernel()));
+                options.attrTimeout().toNanos(), new KernelPassthrough(options.kernel()), dataRings(options));
+    }
+
+    private static ThreadRings dataRings(Options options) {
+        if (!options.uring()) return null;
+        String why = ThreadRings.unavailableReason();
+        if (why == null) return new ThreadRings(-1);
+        System.getLogger("dev.ringfuse").log(System.Logger.Level.INFO, "passthrough: io_uring unavailable (" + why
+                + "); reads and writes use pread/pwrite");
+        return null;
     }
 
     /** Whether reads and writes of regular files bypass this server (decided at INIT). */
@@ -93,6 +111,7 @@ public final class PassthroughFs extends FileIo {
 
     @Override
     public void destroy() {
+        closeRings();
         inodes.clear();
     }
 

@@ -1,5 +1,7 @@
 package dev.ringfuse.fs.volume;
 
+import dev.ringfuse.fs.io.ThreadRings;
+
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.fs.volume.VolumeOptions.Io;
@@ -30,7 +32,7 @@ final class ImageFile implements AutoCloseable {
     private final UringLoop[] loops;
     private final AsyncFile[] lanes;
     private final boolean sync;
-    private final CallerRings inline;     // non-null in INLINE mode
+    private final ThreadRings inline;     // non-null in INLINE mode
     private final AtomicLong size;
 
     private ImageFile(Path path, UringLoop[] loops, AsyncFile[] lanes, Io io, long size) {
@@ -38,7 +40,7 @@ final class ImageFile implements AutoCloseable {
         this.loops = loops;
         this.lanes = lanes;
         this.sync = io == Io.SYNC;
-        this.inline = io == Io.INLINE ? new CallerRings(lanes[0].fd()) : null;
+        this.inline = io == Io.INLINE ? new ThreadRings(lanes[0].fd()) : null;
         this.size = new AtomicLong(size);
     }
 
@@ -136,20 +138,20 @@ final class ImageFile implements AutoCloseable {
 
     /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; completes with the count (short only at EOF). */
     CompletableFuture<Integer> read(MemorySegment dst, long offset) {
-        if (inline != null) return now(() -> inline.read(dst, offset));
+        if (inline != null) return now(() -> inline.read(ThreadRings.REGISTERED, dst, offset));
         return settle(lane().read(dst, offset));
     }
 
     /** Writes {@code src} at {@code offset}; completes with the count (the caller resubmits a short write). */
     CompletableFuture<Integer> write(MemorySegment src, long offset) {
-        if (inline != null) return now(() -> inline.write(src, offset));
+        if (inline != null) return now(() -> inline.write(ThreadRings.REGISTERED, src, offset));
         return settle(lane().write(src, offset));
     }
 
     /** fdatasync (or fsync with {@code full}). */
     CompletableFuture<Void> sync(boolean full) {
         if (inline != null) return now(() -> {
-            inline.sync(!full);
+            inline.sync(ThreadRings.REGISTERED, !full);
             return null;
         });
         return settle(lane().fsync(!full));
