@@ -236,6 +236,10 @@ final class UringQueue implements Runnable {
         }
         Request r = d.decode(h.asSlice(Off.URING_REQ_HEADER_IN_OUT, Off.SIZEOF_IN_HEADER), opIn, payload);
         session.handle(r, e);
+        if (op != null && op.noReply()) {
+            // nobody answers it (NOTIFY_REPLY arrives here), but the entry only comes back with a commit
+            e.send(hdr.unique(), 0, 0, false);
+        }
     }
 
     /** Called by {@link UringEntry#send}: commit now if on this thread, else hand over and wake the loop. */
