@@ -1,2 +1,0 @@
-package dev.ringfuse.testkit;
-final class Placeholder {}
