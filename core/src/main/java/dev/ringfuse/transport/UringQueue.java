@@ -8,6 +8,7 @@ import dev.ringfuse.protocol.Decoder;
 import dev.ringfuse.protocol.Header;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.session.Session;
+import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.Libc;
 import dev.ringfuse.uring.IoUring;
 import dev.ringfuse.uring.RingConfig;
@@ -54,7 +55,10 @@ final class UringQueue implements Runnable {
     private volatile Throwable setupFailure;
     private volatile boolean stopping;
     private volatile Thread thread;
-    private int eventFd = -1;
+    /** Wakes the loop for replies completed on other threads; guarded: a late wake after close hits nothing. */
+    private volatile GuardedFd wakeFd;
+    /** The eventfd counter value 1 (written by any thread) and the owner's drain buffer, in the queue's arena. */
+    private MemorySegment one, drain;
     private Arena arena;
     private IoUring ring;
     private UringEntry[] entries;
@@ -112,7 +116,10 @@ final class UringQueue implements Runnable {
         // room for one SQE per entry plus the wake poll, twice over for commits queued while reaping
         ring = IoUring.open(RingConfig.builder(Integer.highestOneBit(depth * 2 + 1) << 1).sqe128()
                 .cqEntries(Integer.highestOneBit(depth * 2 + 1) << 2).build());
-        eventFd = Libc.eventfd(Libc.EFD_CLOEXEC | Libc.EFD_NONBLOCK);
+        one = arena.allocate(ValueLayout.JAVA_LONG);
+        one.set(ValueLayout.JAVA_LONG, 0, 1);
+        drain = arena.allocate(ValueLayout.JAVA_LONG);
+        wakeFd = new GuardedFd(Libc.eventfd(Libc.EFD_CLOEXEC | Libc.EFD_NONBLOCK));
         entries = new UringEntry[depth];
         registered = new boolean[depth];
         for (int i = 0; i < depth; i++) {
@@ -144,7 +151,7 @@ final class UringQueue implements Runnable {
     }
 
     private void armWake() throws UringException {
-        ring.nextSqe().prepPollAdd(eventFd, POLLIN).userData(WAKE);
+        ring.nextSqe().prepPollAdd(wakeFd.fd(), POLLIN).userData(WAKE);
     }
 
     private void loop() throws UringException {
@@ -263,17 +270,12 @@ final class UringQueue implements Runnable {
     }
 
     void wake() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment one = a.allocate(ValueLayout.JAVA_LONG);
-            one.set(ValueLayout.JAVA_LONG, 0, 1);
-            if (eventFd >= 0) Libc.write(eventFd, one, 8);
-        }
+        GuardedFd w = wakeFd;
+        if (w != null) w.write(one, 8);
     }
 
     private void clearWake() {
-        try (Arena a = Arena.ofConfined()) {
-            Libc.read(eventFd, a.allocate(8), 8);
-        }
+        Libc.read(wakeFd.fd(), drain, 8);
     }
 
     /** Asks the thread to end (it wakes, stops, and closing the ring cancels the registered commands). */
@@ -285,8 +287,7 @@ final class UringQueue implements Runnable {
 
     private void cleanUp() {
         if (ring != null) ring.close();
-        if (eventFd >= 0) Libc.close(eventFd);
-        eventFd = -1;
+        if (wakeFd != null) wakeFd.close();
         if (arena != null) {
             try {
                 arena.close();
