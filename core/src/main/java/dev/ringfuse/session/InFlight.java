@@ -1,6 +1,7 @@
 package dev.ringfuse.session;
 
 import dev.ringfuse.kernel.Opcode;
+import dev.ringfuse.transport.Exchange;
 
 /**
  * What the session keeps of a request between dispatch and reply, apart from its reply handle: the

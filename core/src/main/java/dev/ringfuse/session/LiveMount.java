@@ -7,8 +7,7 @@ import dev.ringfuse.TransportKind;
 import dev.ringfuse.mount.MountInfo;
 import dev.ringfuse.mount.Mounter;
 import dev.ringfuse.sys.GuardedFd;
-import dev.ringfuse.transport.DevFuseTransport;
-import dev.ringfuse.transport.UringTransport;
+import dev.ringfuse.transport.Transport;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -28,8 +27,10 @@ final class LiveMount implements Mount {
     private final CountDownLatch gone = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Session session;
-    private volatile DevFuseTransport transport;
-    private volatile UringTransport uring;
+    /** The /dev/fuse reader: INIT, FORGET, INTERRUPT, and every request unless another transport serves them. */
+    private volatile Transport transport;
+    /** The transport chosen during INIT when it is not the /dev/fuse reader itself, else null. */
+    private volatile Transport uring;
     private volatile TransportKind kind;
     private volatile int connection = -1;
     private Thread hook;
@@ -40,15 +41,15 @@ final class LiveMount implements Mount {
         this.fd = fd;
     }
 
-    void attach(Session session, DevFuseTransport transport) {
+    void attach(Session session, Transport transport) {
         this.session = session;
         this.transport = transport;
         this.kind = TransportKind.DEV;
     }
 
-    void attachUring(UringTransport uring) {
+    void attachUring(Transport uring) {
         this.uring = uring;
-        this.kind = TransportKind.URING;
+        this.kind = TransportKind.valueOf(uring.name().toUpperCase(java.util.Locale.ROOT));
     }
 
     void ready() {
@@ -78,7 +79,7 @@ final class LiveMount implements Mount {
 
     @Override
     public String describe() {
-        String serving = uring != null ? uring.queueCount() + " queues" : session.options().threads() + " threads";
+        String serving = (uring != null ? uring : transport).describe();
         return mountpoint + " (transport " + kind.name().toLowerCase(java.util.Locale.ROOT) + ", "
                 + serving + ", " + method.name().toLowerCase(java.util.Locale.ROOT) + " mount)";
     }
@@ -116,7 +117,7 @@ final class LiveMount implements Mount {
                 LOG.log(System.Logger.Level.WARNING, e.getMessage());
             }
         }
-        DevFuseTransport t = transport;
+        Transport t = transport;
         try {
             if (t != null && !t.awaitEnd(2, TimeUnit.SECONDS)) {
                 // lazily detached while busy, or a reader is stuck in a callback: abort the connection
@@ -130,7 +131,7 @@ final class LiveMount implements Mount {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        UringTransport u = uring;
+        Transport u = uring;
         boolean queuesEnded = true;
         if (u != null) {
             try {

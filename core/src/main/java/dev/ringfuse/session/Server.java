@@ -11,8 +11,9 @@ import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.mount.Mounter;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.Libc;
-import dev.ringfuse.transport.DevFuseTransport;
-import dev.ringfuse.transport.UringTransport;
+import dev.ringfuse.transport.Transport;
+import dev.ringfuse.transport.dev.DevFuseTransport;
+import dev.ringfuse.transport.uring.UringTransport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +26,7 @@ public final class Server implements InitHooks {
     private final GuardedFd fd;
     private final String uringUnavailable;
     private Session session;
-    private volatile UringTransport uring;
+    private volatile Transport uring;
 
     private Server(MountOptions options, GuardedFd fd, String uringUnavailable) {
         this.options = options;
@@ -73,10 +74,10 @@ public final class Server implements InitHooks {
                 Throwable f = session.initFailure();
                 throw new MountException("mount refused during INIT: " + (f.getMessage() == null ? f : f.getMessage()), f);
             }
-            UringTransport u = uring;
+            Transport u = uring;
             if (u != null) {
                 live.attachUring(u);
-                if (!u.awaitRegistered(options.initTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                if (!u.awaitReady(options.initTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                     live.close();
                     throw new MountException("the io_uring queues did not register in time at " + mnt, 110);
                 }
@@ -90,7 +91,7 @@ public final class Server implements InitHooks {
             live.close();
             throw new MountException("the connection ended during INIT at " + mnt, 107);
         }
-        if (uring == null) dev.startClones();
+        if (uring == null) dev.start();
         live.ready();
         return live;
     }
@@ -103,7 +104,7 @@ public final class Server implements InitHooks {
             if (required) throw new IOException("the kernel did not offer FUSE_OVER_IO_URING in INIT");
             return;
         }
-        UringTransport u = new UringTransport(session, fd.fd(), options.uringDepth(), options.uringSpinMicros(), Math.max(8192, init.maxWrite()));
+        Transport u = new UringTransport(session, fd.fd(), options.uringDepth(), options.uringSpinMicros(), Math.max(8192, init.maxWrite()));
         try {
             u.prepare();
         } catch (IOException e) {
@@ -117,7 +118,7 @@ public final class Server implements InitHooks {
 
     @Override
     public void afterReply(InitContext init) {
-        UringTransport u = uring;
+        Transport u = uring;
         if (u != null) u.start();
     }
 }

@@ -10,6 +10,8 @@ import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.protocol.Decoder;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.sys.GuardedFd;
+import dev.ringfuse.transport.Exchange;
+import dev.ringfuse.transport.RequestHandler;
 import java.lang.ref.Cleaner;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * answer to every request the filesystem does not see (INIT, DESTROY, FORGET, INTERRUPT, NOTIFY_REPLY,
  * malformed and unknown requests). Transports call {@link #handle} from any number of threads.
  */
-public final class Session {
+public final class Session implements RequestHandler {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
     private static final Cleaner CLEANER = Cleaner.create();
 
@@ -49,6 +51,7 @@ public final class Session {
     /** Why INIT was refused, or null. */
     public Throwable initFailure() { return initFailure; }
 
+    @Override
     public Decoder decoder() { return decoder; }
 
     public MountOptions options() { return options; }
@@ -77,6 +80,7 @@ public final class Session {
      * Handles one decoded request whose buffer is {@code ex}. Returns true if the request is still pending
      * (its reply will come later and will recycle {@code ex}); false if {@code ex} is free again.
      */
+    @Override
     public boolean handle(Request r, Exchange ex) {
         switch (r) {
             case Request.Init i -> init(i, ex);

@@ -1,7 +1,9 @@
 /**
- * Transports move requests between the kernel and the session. {@link dev.ringfuse.transport.DevFuseTransport}
- * reads /dev/fuse on several platform threads, each on its own cloned descriptor (each clone has its own
- * processing queue, so a reply goes back on the descriptor that read the request), into pooled,
- * page-aligned buffers sized for max_write. Internal.
+ * The transport SPI: {@link dev.ringfuse.transport.Transport} (start, stop, await end, close),
+ * {@link dev.ringfuse.transport.Exchange} (one request's buffer and its reply path) and
+ * {@link dev.ringfuse.transport.RequestHandler} (the session, as a transport sees it). Implementations live
+ * in sub-packages and depend only on this package and the protocol, never on the session:
+ * {@code transport.dev} reads /dev/fuse on cloned descriptors, {@code transport.uring} serves
+ * FUSE-over-io_uring queues. Internal.
  */
 package dev.ringfuse.transport;

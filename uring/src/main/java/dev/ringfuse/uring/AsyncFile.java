@@ -1,6 +1,5 @@
 package dev.ringfuse.uring;
 
-import dev.ringfuse.uring.internal.FutureRequest;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

@@ -1,7 +1,6 @@
 package dev.ringfuse.uring;
 
 import dev.ringfuse.uring.internal.Abi;
-import dev.ringfuse.uring.internal.ParkingRequest;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;

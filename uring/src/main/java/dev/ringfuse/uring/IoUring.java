@@ -1,9 +1,7 @@
 package dev.ringfuse.uring;
 
 import dev.ringfuse.uring.internal.Abi;
-import dev.ringfuse.uring.internal.CompletionQueue;
 import dev.ringfuse.uring.internal.Errno;
-import dev.ringfuse.uring.internal.RingMemory;
 import dev.ringfuse.uring.internal.SubmissionQueue;
 import dev.ringfuse.uring.internal.Syscalls;
 

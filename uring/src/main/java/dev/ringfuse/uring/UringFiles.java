@@ -1,8 +1,6 @@
 package dev.ringfuse.uring;
 
 import dev.ringfuse.uring.internal.Errno;
-import dev.ringfuse.uring.internal.ParkingRequest;
-import dev.ringfuse.uring.internal.Request;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,8 +1,5 @@
 package dev.ringfuse.uring;
 
-import dev.ringfuse.uring.internal.EventLoop;
-import dev.ringfuse.uring.internal.FutureRequest;
-import dev.ringfuse.uring.internal.Request;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

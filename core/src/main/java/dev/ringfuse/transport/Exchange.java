@@ -1,4 +1,4 @@
-package dev.ringfuse.session;
+package dev.ringfuse.transport;
 
 import java.lang.foreign.MemorySegment;
 

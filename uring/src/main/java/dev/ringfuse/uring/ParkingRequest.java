@@ -1,7 +1,5 @@
-package dev.ringfuse.uring.internal;
+package dev.ringfuse.uring;
 
-import dev.ringfuse.uring.Opcode;
-import dev.ringfuse.uring.UringException;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
@@ -10,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
  * A request whose submitter parks until the loop completes it. On a virtual thread, parking unmounts it from its
  * carrier (no pinning), so thousands of callers can wait on a handful of rings.
  */
-public final class ParkingRequest extends Request {
+final class ParkingRequest extends Request {
     private final Thread waiter = Thread.currentThread();
     private int result;
     private Throwable error;

@@ -1,9 +1,5 @@
-package dev.ringfuse.uring.internal;
+package dev.ringfuse.uring;
 
-import dev.ringfuse.uring.Opcode;
-import dev.ringfuse.uring.RingClosedException;
-import dev.ringfuse.uring.Sqe;
-import dev.ringfuse.uring.UringException;
 
 import java.lang.foreign.MemorySegment;
 
@@ -14,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * gone). {@code keepAlive} holds the segment the kernel reads or writes so that an automatic arena cannot free it
  * while the operation is in flight.
  */
-public abstract class Request {
+abstract class Request {
     final Opcode opcode;
     final int fd;
     final long addr;

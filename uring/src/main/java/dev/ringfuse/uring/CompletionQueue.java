@@ -1,7 +1,7 @@
-package dev.ringfuse.uring.internal;
+package dev.ringfuse.uring;
 
-import dev.ringfuse.uring.CompletionHandler;
 
+import dev.ringfuse.uring.internal.Abi;
 import java.lang.foreign.MemorySegment;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -11,7 +11,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * The completion side of a ring: the mmap'd CQ ring (head, tail, overflow counter, CQE array).
  * Owned by one thread; the kernel writes the tail, we write the head.
  */
-public final class CompletionQueue {
+final class CompletionQueue {
     private final MemorySegment ring;
     private final long khead, ktail, koverflow, cqes;
     private final int mask;

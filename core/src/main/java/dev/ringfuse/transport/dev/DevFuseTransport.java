@@ -1,9 +1,10 @@
-package dev.ringfuse.transport;
+package dev.ringfuse.transport.dev;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.kernel.Fuse;
 import dev.ringfuse.protocol.Request;
-import dev.ringfuse.session.Session;
+import dev.ringfuse.transport.RequestHandler;
+import dev.ringfuse.transport.Transport;
 import dev.ringfuse.sys.ErrnoException;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.Libc;
@@ -25,11 +26,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Lock order: none is held across a native call. The pool is a lock-free queue plus a counter.
  */
-public final class DevFuseTransport {
+public final class DevFuseTransport implements Transport {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
     private static final int EINTR = 4, EAGAIN = 11, ENOENT = 2, ENODEV = 19, ECONNABORTED = 103;
 
-    private final Session session;
+    private final RequestHandler session;
     private final GuardedFd master;
     private final int threads;
     private final int bufferSize;
@@ -48,7 +49,7 @@ public final class DevFuseTransport {
      * @param bufferSize bytes per request buffer: at least max_write + 4 KiB
      * @param onEnd      run once when the last reader has stopped (unmount, abort, close)
      */
-    public DevFuseTransport(Session session, GuardedFd master, int threads, int bufferSize, Runnable onEnd) {
+    public DevFuseTransport(RequestHandler session, GuardedFd master, int threads, int bufferSize, Runnable onEnd) {
         this.session = session;
         this.master = master;
         this.threads = threads;
@@ -61,6 +62,22 @@ public final class DevFuseTransport {
     public void startFirst() {
         startReader(master, 0);
     }
+
+    /** Starts the remaining readers, each on a fresh clone (needs the mount made). */
+    @Override
+    public void start() {
+        startClones();
+    }
+
+    /** Readers end when the connection does (unmount or abort): nothing to ask. */
+    @Override
+    public void stop() {}
+
+    @Override
+    public String name() { return "dev"; }
+
+    @Override
+    public String describe() { return threads + " threads"; }
 
     /** Starts the remaining readers, each on a fresh clone (needs the mount made). */
     public void startClones() {
@@ -166,11 +183,13 @@ public final class DevFuseTransport {
     }
 
     /** Waits for every reader to stop; returns whether they did. */
+    @Override
     public boolean awaitEnd(long timeout, TimeUnit unit) throws InterruptedException {
         return ended.await(timeout, unit);
     }
 
     /** True once every reader has stopped. */
+    @Override
     public boolean isEnded() {
         return ended.getCount() == 0;
     }
@@ -180,6 +199,7 @@ public final class DevFuseTransport {
      * still blocked in read(2), their descriptors and buffers are left open (closing them could hand the
      * number to an unrelated open(2) under a reader that reads again) and the leak is logged.
      */
+    @Override
     public void close() {
         closing = true;
         boolean stopped = isEnded();

@@ -1,4 +1,4 @@
-package dev.ringfuse.transport;
+package dev.ringfuse.transport.uring;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.kernel.Fuse;
@@ -7,7 +7,7 @@ import dev.ringfuse.kernel.Opcode;
 import dev.ringfuse.protocol.Decoder;
 import dev.ringfuse.protocol.Header;
 import dev.ringfuse.protocol.Request;
-import dev.ringfuse.session.Session;
+import dev.ringfuse.transport.RequestHandler;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.Libc;
 import dev.ringfuse.uring.IoUring;
@@ -47,7 +47,7 @@ final class UringQueue implements Runnable {
     private long lastRequest;
     private final int payloadSize;
     private final int devFd;
-    private final Session session;
+    private final RequestHandler session;
     private final UringTransport owner;
     private final ConcurrentLinkedQueue<UringEntry> remoteCommits = new ConcurrentLinkedQueue<>();
     final CountDownLatch setUp = new CountDownLatch(1);
@@ -65,7 +65,7 @@ final class UringQueue implements Runnable {
     private boolean[] registered;
     private int live;
 
-    UringQueue(int qid, int depth, long spinNanos, int payloadSize, int devFd, Session session, UringTransport owner) {
+    UringQueue(int qid, int depth, long spinNanos, int payloadSize, int devFd, RequestHandler session, UringTransport owner) {
         this.qid = qid;
         this.depth = depth;
         this.spinNanos = spinNanos;

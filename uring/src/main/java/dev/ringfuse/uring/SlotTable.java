@@ -1,4 +1,4 @@
-package dev.ringfuse.uring.internal;
+package dev.ringfuse.uring;
 
 /**
  * In-flight requests indexed by {@code user_data}, so a completion finds its request with one array load
@@ -9,7 +9,7 @@ package dev.ringfuse.uring.internal;
  * Generations use 31 bits, so packed values are never negative: negative user_data is free for loop-internal
  * entries (wake-ups, cancels). Loop-thread only.
  */
-public final class SlotTable {
+final class SlotTable {
     private final Request[] requests;
     private final int[] generations;
     private final int[] free;     // stack of free slot indexes

@@ -1,7 +1,7 @@
-package dev.ringfuse.transport;
+package dev.ringfuse.transport.dev;
 
 import dev.ringfuse.kernel.Off;
-import dev.ringfuse.session.Exchange;
+import dev.ringfuse.transport.Exchange;
 import dev.ringfuse.sys.GuardedFd;
 import java.lang.foreign.MemorySegment;
 

@@ -1,7 +1,7 @@
-package dev.ringfuse.transport;
+package dev.ringfuse.transport.uring;
 
 import dev.ringfuse.kernel.Off;
-import dev.ringfuse.session.Exchange;
+import dev.ringfuse.transport.Exchange;
 import java.lang.foreign.MemorySegment;
 
 import static dev.ringfuse.protocol.Wire.i32;

@@ -1,8 +1,9 @@
-package dev.ringfuse.uring.internal;
+package dev.ringfuse.uring;
 
-import dev.ringfuse.uring.RingConfig;
-import dev.ringfuse.uring.UringException;
 
+import dev.ringfuse.uring.internal.SubmissionQueue;
+import dev.ringfuse.uring.internal.Syscalls;
+import dev.ringfuse.uring.internal.Abi;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -15,7 +16,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>All mapped segments are scoped to a shared {@link Arena} that is closed before the munmap, so a stale
  * access after close raises {@link IllegalStateException} instead of touching unmapped memory.
  */
-public final class RingMemory {
+final class RingMemory {
     private final Arena arena;
     private final int fd;
     private final int featureBits;

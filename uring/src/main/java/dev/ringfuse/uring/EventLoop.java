@@ -1,10 +1,9 @@
-package dev.ringfuse.uring.internal;
+package dev.ringfuse.uring;
 
-import dev.ringfuse.uring.IoUring;
-import dev.ringfuse.uring.Features;
-import dev.ringfuse.uring.RingConfig;
-import dev.ringfuse.uring.UringException;
 
+import dev.ringfuse.uring.internal.Syscalls;
+import dev.ringfuse.uring.internal.Errno;
+import dev.ringfuse.uring.internal.Abi;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -21,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * eventfd. Either the loop sees the request in its re-check, or the producer sees the flag: no lost wake-ups, and
  * no syscall per request while the loop is busy.
  */
-public final class EventLoop implements Runnable {
+final class EventLoop implements Runnable {
     private static final System.Logger LOG = System.getLogger(EventLoop.class.getName());
     private static final long WAKE = Long.MIN_VALUE | 1;      // loop-internal user_data (negative: never a slot)
     private static final long CANCEL = Long.MIN_VALUE | 2;

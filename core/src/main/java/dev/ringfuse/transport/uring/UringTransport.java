@@ -1,6 +1,7 @@
-package dev.ringfuse.transport;
+package dev.ringfuse.transport.uring;
 
-import dev.ringfuse.session.Session;
+import dev.ringfuse.transport.RequestHandler;
+import dev.ringfuse.transport.Transport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * (REGISTER before it gets EAGAIN; after it, every request waits until all queues have registered).
  * The /dev/fuse reader stays for INIT, FORGET, INTERRUPT and notifications.
  */
-public final class UringTransport {
+public final class UringTransport implements Transport {
     private static final Path ENABLE = Path.of("/sys/module/fuse/parameters/enable_uring");
 
     private final List<UringQueue> queues = new ArrayList<>();
@@ -24,7 +25,7 @@ public final class UringTransport {
     private final CountDownLatch registered;
     private final CountDownLatch ended;
 
-    public UringTransport(Session session, int devFd, int depth, int spinMicros, int payloadSize) {
+    public UringTransport(RequestHandler session, int devFd, int depth, int spinMicros, int payloadSize) {
         int n = Cpus.possible();
         registered = new CountDownLatch(n);
         ended = new CountDownLatch(n);
@@ -49,6 +50,7 @@ public final class UringTransport {
     }
 
     /** Starts the queue threads and waits until each has its ring and buffers; throws if one could not. */
+    @Override
     public void prepare() throws IOException {
         for (UringQueue q : queues) {
             Thread t = Thread.ofPlatform().daemon().name("ringfuse-uring-" + threads.size()).unstarted(q);
@@ -71,12 +73,14 @@ public final class UringTransport {
     }
 
     /** INIT has been answered: register every queue's entries. */
+    @Override
     public void start() {
         queues.forEach(UringQueue::go);
     }
 
     /** Waits until every queue has submitted its REGISTER commands. */
-    public boolean awaitRegistered(long timeout, TimeUnit unit) throws InterruptedException {
+    @Override
+    public boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException {
         return registered.await(timeout, unit);
     }
 
@@ -90,11 +94,26 @@ public final class UringTransport {
     /** The number of queues (possible CPUs). */
     public int queueCount() { return queues.size(); }
 
+    @Override
     public boolean awaitEnd(long timeout, TimeUnit unit) throws InterruptedException {
         return ended.await(timeout, unit);
     }
 
+    @Override
+    public boolean isEnded() { return ended.getCount() == 0; }
+
+    /** Each queue frees its ring and buffers when its thread ends. */
+    @Override
+    public void close() {}
+
+    @Override
+    public String name() { return "uring"; }
+
+    @Override
+    public String describe() { return queues.size() + " queues"; }
+
     /** Stops every queue (closing a ring cancels its registered commands). */
+    @Override
     public void stop() {
         queues.forEach(UringQueue::stop);
     }

@@ -1,12 +1,11 @@
-package dev.ringfuse.uring.internal;
+package dev.ringfuse.uring;
 
-import dev.ringfuse.uring.Opcode;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
 /** A request reported through a {@link CompletableFuture}, completed on the loop thread. */
-public final class FutureRequest extends Request {
+final class FutureRequest extends Request {
     private final CompletableFuture<Integer> future = new CompletableFuture<>();
 
     public FutureRequest(Opcode opcode, int fd, long addr, int len, long off, int opFlags, Object keepAlive) {

@@ -1,4 +1,4 @@
-package dev.ringfuse.transport;
+package dev.ringfuse.transport.uring;
 
 import java.io.IOException;
 import java.nio.file.Files;
