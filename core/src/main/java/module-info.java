@@ -4,6 +4,7 @@
  */
 module dev.ringfuse {
     requires dev.ringfuse.uring;
+    requires jdk.jfr;
     exports dev.ringfuse;
     exports dev.ringfuse.lowlevel;
     exports dev.ringfuse.fs;

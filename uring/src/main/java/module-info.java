@@ -6,5 +6,6 @@
  * Callers must run with {@code --enable-native-access} for this module (or ALL-UNNAMED on the class path).
  */
 module dev.ringfuse.uring {
+    requires jdk.jfr;
     exports dev.ringfuse.uring;
 }

@@ -36,6 +36,10 @@ final class MountCommand implements Callable<Integer> {
     @Mixin
     VolumeCliOptions volume = new VolumeCliOptions();
 
+    @Option(names = "--jfr", paramLabel = "FILE",
+            description = "Record a JFR file: the dev.ringfuse events (mount, INIT, every request, io_uring batches, unmount) plus the JDK's default profile")
+    Path jfr;
+
     @Option(names = "--clear-stale", description = "Clear a stale mount left at the mount point by a server that died")
     boolean clearStale;
 
@@ -52,10 +56,12 @@ final class MountCommand implements Callable<Integer> {
             case passthrough -> Filesystems.passthrough(source, volume.passthrough);
             default -> fs.create(source);
         };
+        JfrFile recording = jfr == null ? null : JfrFile.start(jfr);
         try (Mount m = Fuse.mount(mountpoint, filesystem, o)) {
             Thread main = Thread.currentThread();
             Thread hook = new Thread(() -> {
                 m.close();
+                if (recording != null) recording.close();
                 main.interrupt();
             });
             Runtime.getRuntime().addShutdownHook(hook);
@@ -72,6 +78,10 @@ final class MountCommand implements Callable<Integer> {
             } catch (IllegalStateException shuttingDown) {
                 // the hook is what ended the wait
             }
+        }
+        if (recording != null) {
+            recording.close();
+            System.out.println("ringfuse: recording written to " + jfr);
         }
         System.out.println("ringfuse: unmounted " + mountpoint);
         return 0;

@@ -13,6 +13,11 @@ final class InFlight implements Runnable {
     final Opcode op;
     final Exchange exchange;
     final Session session;
+    /** The node the request is about, and its size as read (for events and statistics). */
+    long nodeid;
+    int bytesIn;
+    /** The JFR event, only while a recording has it enabled; else null. */
+    RequestEvent event;
     volatile boolean interrupted;
     volatile boolean done;
 

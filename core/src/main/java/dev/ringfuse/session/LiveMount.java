@@ -26,6 +26,7 @@ final class LiveMount implements Mount {
     private final GuardedFd fd;
     private final CountDownLatch gone = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean unmountRecorded = new AtomicBoolean();
     private volatile Session session;
     /** The /dev/fuse reader: INIT, FORGET, INTERRUPT, and every request unless another transport serves them. */
     private volatile Transport transport;
@@ -71,7 +72,24 @@ final class LiveMount implements Mount {
     void transportEnded() {
         Session s = session;
         if (s != null) s.end();
+        if (!closed.get()) recordUnmount(new UnmountEvent(), false);
         gone.countDown();
+    }
+
+    private void recordUnmount(UnmountEvent e, boolean here) {
+        if (!unmountRecorded.compareAndSet(false, true)) return;
+        e.end();
+        if (!e.shouldCommit()) return;
+        e.mountpoint = mountpoint.toString();
+        e.closedHere = here;
+        Session s = session;
+        e.requests = s == null ? 0 : s.answered.sum();
+        e.commit();
+    }
+
+    /** How requests are served: "4 threads", "2 queues". */
+    String serving() {
+        return (uring != null ? uring : transport).describe();
     }
 
     @Override public Path mountpoint() { return mountpoint; }
@@ -79,7 +97,7 @@ final class LiveMount implements Mount {
 
     @Override
     public String describe() {
-        String serving = (uring != null ? uring : transport).describe();
+        String serving = serving();
         return mountpoint + " (transport " + kind.name().toLowerCase(java.util.Locale.ROOT) + ", "
                 + serving + ", " + method.name().toLowerCase(java.util.Locale.ROOT) + " mount)";
     }
@@ -102,6 +120,9 @@ final class LiveMount implements Mount {
             awaitQuietly(Duration.ofSeconds(10));
             return;
         }
+        UnmountEvent event = new UnmountEvent();
+        event.begin();
+        boolean here = isAlive();
         Thread h = hook;
         if (h != null) {
             try {
@@ -152,6 +173,7 @@ final class LiveMount implements Mount {
         } else {
             LOG.log(System.Logger.Level.WARNING, "the session descriptor of " + mountpoint + " stays open: a thread still uses it");
         }
+        recordUnmount(event, here);
         gone.countDown();
     }
 

@@ -35,6 +35,8 @@ public final class Server implements InitHooks {
     }
 
     public static Mount start(Path mountpoint, LowLevelFileSystem fs, MountOptions options) throws MountException {
+        MountEvent event = new MountEvent();
+        event.begin();
         String uringUnavailable = options.transport() == TransportKind.DEV ? "not requested" : UringTransport.unavailableReason();
         if (options.transport() == TransportKind.URING && uringUnavailable != null) {
             throw new MountException("cannot use the io_uring transport: " + uringUnavailable, 95);
@@ -54,12 +56,24 @@ public final class Server implements InitHooks {
             fd = Mounter.mountFusermount(mnt, options);
         }
         Server server = new Server(options, new GuardedFd(fd), uringUnavailable);
-        return server.serve(mnt, fs, method);
+        Mount m = server.serve(mnt, fs, method);
+        event.end();
+        if (event.shouldCommit()) {
+            event.mountpoint = mnt.toString();
+            event.fsName = options.fsName();
+            event.subtype = options.subtype();
+            event.transport = m.transport().name().toLowerCase(java.util.Locale.ROOT);
+            event.serving = ((LiveMount) m).serving();
+            event.method = method.name().toLowerCase(java.util.Locale.ROOT);
+            event.commit();
+        }
+        return m;
     }
 
     private Mount serve(Path mnt, LowLevelFileSystem fs, MountMethod method) throws MountException {
         LiveMount live = new LiveMount(mnt, method, fd);
         session = new Session(fs, options, fd, this);
+        session.mountpoint = mnt.toString();
         DevFuseTransport dev = new DevFuseTransport(session, fd, options.threads(), options.maxWrite() + 4096,
                 live::transportEnded);
         live.attach(session, dev);

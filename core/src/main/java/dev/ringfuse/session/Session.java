@@ -4,6 +4,7 @@ import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.kernel.Fuse;
+import dev.ringfuse.kernel.Off;
 import dev.ringfuse.kernel.Opcode;
 import dev.ringfuse.lowlevel.Capability;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
@@ -40,6 +41,10 @@ public final class Session implements RequestHandler {
     private volatile boolean destroyed;
     private final InitHooks hooks;
     private volatile Throwable initFailure;
+    /** The mount point, for events; set by the server once known. */
+    volatile String mountpoint = "";
+    /** Requests answered (filesystem requests, including EIO for dropped handles). */
+    final java.util.concurrent.atomic.LongAdder answered = new java.util.concurrent.atomic.LongAdder();
 
     public Session(LowLevelFileSystem fs, MountOptions options, GuardedFd dev, InitHooks hooks) {
         this.fs = fs;
@@ -106,6 +111,9 @@ public final class Session implements RequestHandler {
     private boolean dispatch(Request r, Exchange ex) {
         Opcode op = Opcode.of(r.header().opcode());
         InFlight f = new InFlight(this, r.unique(), op, ex);
+        f.nodeid = r.nodeid();
+        f.bytesIn = r.header().len();
+        if (RequestEvent.TYPE.isEnabled()) f.event = beginEvent(f, ex);
         ReplyHandle h = new ReplyHandle(f, r.header().uid(), r.header().gid(), r.header().pid(), Dispatch.umask(r),
                 Dispatch.limit(r), op == Opcode.COPY_FILE_RANGE_64);
         inflight.put(f.unique, f);
@@ -148,6 +156,34 @@ public final class Session implements RequestHandler {
         f.done = true;
         inflight.remove(f.unique);
         f.exchange.send(f.unique, error, len, recycle);
+        replied(f, error, len);
+    }
+
+    private RequestEvent beginEvent(InFlight f, Exchange ex) {
+        RequestEvent e = new RequestEvent();
+        e.begin();
+        e.mountpoint = mountpoint;
+        e.opcode = f.op == null ? "?" : f.op.name();
+        e.nodeId = f.nodeid;
+        e.unique = f.unique;
+        e.bytesIn = f.bytesIn;
+        e.transport = ex.transport();
+        e.queue = Thread.currentThread().getName();
+        return e;
+    }
+
+    /** After the reply went to the transport: statistics, and the JFR event if one was begun. */
+    private void replied(InFlight f, int error, int len) {
+        answered.increment();
+        RequestEvent e = f.event;
+        if (e != null) {
+            e.end();
+            if (e.shouldCommit()) {
+                e.errno = -error;
+                e.bytesOut = Off.SIZEOF_OUT_HEADER + (error == 0 ? len : 0);
+                e.commit();
+            }
+        }
     }
 
     /** Called by the Cleaner for a handle dropped without a reply. */
@@ -160,6 +196,7 @@ public final class Session implements RequestHandler {
         LOG.log(System.Logger.Level.WARNING, "reply handle for " + f.op + " (unique " + f.unique
                 + ") was dropped without a reply; answered EIO");
         f.exchange.send(f.unique, -Errno.EIO.code(), 0, true);
+        replied(f, -Errno.EIO.code(), 0);
     }
 
     private void forget(long nodeid, long nlookup) {
@@ -199,12 +236,15 @@ public final class Session implements RequestHandler {
             return;
         }
         Negotiation n = new Negotiation(i.minor(), i.flags(), options.maxWrite(), notifier);
+        InitEvent event = new InitEvent();
+        event.begin();
         try {
             fs.init(n);
             hooks.beforeReply(n);
         } catch (Throwable t) {
             initFailure = t;
             ex.send(i.unique(), -Errno.EIO.code(), 0, false);
+            commit(event, i, n, String.valueOf(t.getMessage() == null ? t : t.getMessage()));
             initDone.countDown();
             return;
         }
@@ -212,7 +252,24 @@ public final class Session implements RequestHandler {
         negotiation = n;
         ex.send(i.unique(), 0, n.encode(ex.body(), i.maxReadahead()), false);
         hooks.afterReply(n);
+        commit(event, i, n, "");
         initDone.countDown();
+    }
+
+    private void commit(InitEvent e, Request.Init i, Negotiation n, String error) {
+        e.end();
+        if (!e.shouldCommit()) return;
+        e.mountpoint = mountpoint;
+        e.kernelMajor = i.major();
+        e.kernelMinor = i.minor();
+        e.offered = n.offered().toString();
+        java.util.Set<Capability> granted = java.util.EnumSet.noneOf(Capability.class);
+        for (Capability c : Capability.values()) if (n.granted(c)) granted.add(c);
+        e.granted = granted.toString();
+        e.maxWrite = n.maxWrite();
+        e.maxReadahead = i.maxReadahead();
+        e.error = error;
+        e.commit();
     }
 
     /** Ends the session: no further replies; the filesystem's destroy runs once. */

@@ -20,4 +20,7 @@ public interface Exchange {
 
     /** Returns the buffer without a reply (a request that gets none, once it went asynchronous). */
     void recycle();
+
+    /** The name of the transport that carries this exchange ("dev", "uring"), for events and statistics. */
+    String transport();
 }

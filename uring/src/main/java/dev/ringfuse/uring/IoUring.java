@@ -179,8 +179,10 @@ public final class IoUring implements AutoCloseable {
         int flags = Abi.IORING_ENTER_GETEVENTS | Abi.IORING_ENTER_EXT_ARG;
         if (config.sqPoll() && (sq.flagsAfterFullFence() & Abi.IORING_SQ_NEED_WAKEUP) != 0)
             flags |= Abi.IORING_ENTER_SQ_WAKEUP;
+        SubmitEvent event = SubmitEvent.TYPE.isEnabled() ? begin() : null;
         int r = Syscalls.ioUringEnter(errno, memory.fd(), toSubmit, waitNr, flags, waitArg.address(),
                 Abi.IO_URING_GETEVENTS_ARG.byteSize());
+        if (event != null) commit(event, toSubmit, waitNr, flags, r);
         if (r == -Errno.ETIME || r == -Errno.EINTR) return cq.ready() >= waitNr;
         if (r < 0) throw new UringException("io_uring_enter", -r);
         return true;
@@ -194,10 +196,29 @@ public final class IoUring implements AutoCloseable {
 
     private int enter(int toSubmit, int waitNr, int flags) throws UringException {
         while (true) {
+            SubmitEvent event = SubmitEvent.TYPE.isEnabled() ? begin() : null;
             int r = Syscalls.ioUringEnter(errno, memory.fd(), toSubmit, waitNr, flags, 0L, 0L);
+            if (event != null) commit(event, toSubmit, waitNr, flags, r);
             if (r >= 0) return r;
             if (r != -Errno.EINTR) throw new UringException("io_uring_enter", -r);
         }
+    }
+
+    private static SubmitEvent begin() {
+        SubmitEvent e = new SubmitEvent();
+        e.begin();
+        return e;
+    }
+
+    private void commit(SubmitEvent e, int toSubmit, int waitNr, int flags, int result) {
+        e.end();
+        if (!e.shouldCommit()) return;
+        e.ringFd = memory.fd();
+        e.toSubmit = toSubmit;
+        e.waitFor = waitNr;
+        e.flags = flags;
+        e.result = result;
+        e.commit();
     }
 
     private boolean cqNeedsFlush() {

@@ -48,6 +48,11 @@ final class DevBuffer implements Exchange {
     }
 
     @Override
+    public String transport() {
+        return "dev";
+    }
+
+    @Override
     public void recycle() {
         owner.release(this);
     }

@@ -51,6 +51,11 @@ final class UringEntry implements Exchange {
     }
 
     @Override
+    public String transport() {
+        return "uring";
+    }
+
+    @Override
     public void recycle() {
         // an entry returns to the kernel only through a commit; a request that got no reply keeps it until teardown
     }
