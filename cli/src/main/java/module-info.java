@@ -3,6 +3,7 @@ module dev.ringfuse.cli {
     requires dev.ringfuse;
     requires dev.ringfuse.fs;
     requires jdk.jfr;
+    requires jdk.httpserver;
     requires info.picocli;
     opens dev.ringfuse.cli to info.picocli;
 }

@@ -40,6 +40,10 @@ final class MountCommand implements Callable<Integer> {
             description = "Record a JFR file: the dev.ringfuse events (mount, INIT, every request, io_uring batches, unmount) plus the JDK's default profile")
     Path jfr;
 
+    @Option(names = "--metrics", paramLabel = "[ADDR:]PORT",
+            description = "Serve the mount's statistics in the Prometheus text format on http://ADDR:PORT/metrics (off by default; ADDR defaults to 127.0.0.1)")
+    String metrics;
+
     @Option(names = "--clear-stale", description = "Clear a stale mount left at the mount point by a server that died")
     boolean clearStale;
 
@@ -65,6 +69,9 @@ final class MountCommand implements Callable<Integer> {
                 main.interrupt();
             });
             Runtime.getRuntime().addShutdownHook(hook);
+            MetricsServer exporter = metrics == null ? null
+                    : MetricsServer.start(metrics, dev.ringfuse.stats.StatsSocket.locate(m.mountpoint()));
+            if (exporter != null) System.out.println("ringfuse: metrics on " + exporter.url());
             System.out.println("ringfuse: " + fs.subtype() + " mounted at " + m.mountpoint() + " (transport "
                     + m.transport().name().toLowerCase(java.util.Locale.ROOT) + "); Ctrl-C to unmount");
             System.out.flush();

@@ -6,6 +6,7 @@ import dev.ringfuse.MountMethod;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.mount.MountInfo;
 import dev.ringfuse.mount.Mounter;
+import dev.ringfuse.stats.StatsSocket;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.transport.Transport;
 import java.nio.file.Path;
@@ -27,6 +28,7 @@ final class LiveMount implements Mount {
     private final CountDownLatch gone = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean unmountRecorded = new AtomicBoolean();
+    private volatile StatsSocket stats;
     private volatile Session session;
     /** The /dev/fuse reader: INIT, FORGET, INTERRUPT, and every request unless another transport serves them. */
     private volatile Transport transport;
@@ -54,13 +56,34 @@ final class LiveMount implements Mount {
     }
 
     void ready() {
-        MountInfo.at(mountpoint).filter(MountInfo::isFuse).ifPresent(i -> connection = i.minor());
+        MountInfo.at(mountpoint).filter(MountInfo::isFuse).ifPresent(i -> {
+            connection = i.minor();
+            openStats(i);
+        });
         hook = Thread.ofPlatform().unstarted(this::closeFromHook);
         try {
             Runtime.getRuntime().addShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {
             hook = null;
         }
+    }
+
+    /** The statistics socket `ringfuse stats` reads; a mount serves without it if it cannot be made. */
+    private void openStats(MountInfo i) {
+        if (Boolean.getBoolean("ringfuse.stats.off")) return;
+        try {
+            int uid = (Integer) java.nio.file.Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            Session s = session;
+            stats = StatsSocket.open(uid, i.major(), i.minor(), () -> s.stats.snapshot(mountpoint.toString(),
+                    kind.name().toLowerCase(java.util.Locale.ROOT), serving(), s.inFlight()));
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "no live statistics for " + mountpoint + ": " + e);
+        }
+    }
+
+    private void closeStats() {
+        StatsSocket s = stats;
+        if (s != null) s.close();
     }
 
     private void closeFromHook() {
@@ -73,6 +96,7 @@ final class LiveMount implements Mount {
         Session s = session;
         if (s != null) s.end();
         if (!closed.get()) recordUnmount(new UnmountEvent(), false);
+        closeStats();
         gone.countDown();
     }
 
@@ -83,7 +107,7 @@ final class LiveMount implements Mount {
         e.mountpoint = mountpoint.toString();
         e.closedHere = here;
         Session s = session;
-        e.requests = s == null ? 0 : s.answered.sum();
+        e.requests = s == null ? 0 : s.stats.total();
         e.commit();
     }
 
@@ -174,6 +198,7 @@ final class LiveMount implements Mount {
             LOG.log(System.Logger.Level.WARNING, "the session descriptor of " + mountpoint + " stays open: a thread still uses it");
         }
         recordUnmount(event, here);
+        closeStats();
         gone.countDown();
     }
 

@@ -10,6 +10,7 @@ import dev.ringfuse.lowlevel.Capability;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.protocol.Decoder;
 import dev.ringfuse.protocol.Request;
+import dev.ringfuse.stats.RequestStats;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.transport.Exchange;
 import dev.ringfuse.transport.RequestHandler;
@@ -43,8 +44,10 @@ public final class Session implements RequestHandler {
     private volatile Throwable initFailure;
     /** The mount point, for events; set by the server once known. */
     volatile String mountpoint = "";
-    /** Requests answered (filesystem requests, including EIO for dropped handles). */
-    final java.util.concurrent.atomic.LongAdder answered = new java.util.concurrent.atomic.LongAdder();
+    /** Answered filesystem requests by opcode (including EIO for dropped handles), for `ringfuse stats`. */
+    final RequestStats stats = new RequestStats(OPCODE_NAMES);
+    private static final String[] OPCODE_NAMES = java.util.Arrays.stream(Opcode.values()).map(Enum::name)
+            .toArray(String[]::new);
 
     public Session(LowLevelFileSystem fs, MountOptions options, GuardedFd dev, InitHooks hooks) {
         this.fs = fs;
@@ -111,6 +114,7 @@ public final class Session implements RequestHandler {
     private boolean dispatch(Request r, Exchange ex) {
         Opcode op = Opcode.of(r.header().opcode());
         InFlight f = new InFlight(this, r.unique(), op, ex);
+        f.start = System.nanoTime();
         f.nodeid = r.nodeid();
         f.bytesIn = r.header().len();
         if (RequestEvent.TYPE.isEnabled()) f.event = beginEvent(f, ex);
@@ -174,13 +178,14 @@ public final class Session implements RequestHandler {
 
     /** After the reply went to the transport: statistics, and the JFR event if one was begun. */
     private void replied(InFlight f, int error, int len) {
-        answered.increment();
+        int bytesOut = Off.SIZEOF_OUT_HEADER + (error == 0 ? len : 0);
+        stats.answered(f.op == null ? 0 : f.op.ordinal(), System.nanoTime() - f.start, -error, f.bytesIn, bytesOut);
         RequestEvent e = f.event;
         if (e != null) {
             e.end();
             if (e.shouldCommit()) {
                 e.errno = -error;
-                e.bytesOut = Off.SIZEOF_OUT_HEADER + (error == 0 ? len : 0);
+                e.bytesOut = bytesOut;
                 e.commit();
             }
         }
