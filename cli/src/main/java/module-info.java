@@ -4,6 +4,7 @@ module dev.ringfuse.cli {
     requires dev.ringfuse.fs;
     requires jdk.jfr;
     requires jdk.httpserver;
+    requires java.logging;
     requires info.picocli;
     opens dev.ringfuse.cli to info.picocli;
 }

@@ -17,6 +17,7 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        Logging.configure(false);
         int code = new CommandLine(new Main())
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setExecutionExceptionHandler((e, cmd, parsed) -> {

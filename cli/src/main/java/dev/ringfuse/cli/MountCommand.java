@@ -44,11 +44,15 @@ final class MountCommand implements Callable<Integer> {
             description = "Serve the mount's statistics in the Prometheus text format on http://ADDR:PORT/metrics (off by default; ADDR defaults to 127.0.0.1)")
     String metrics;
 
+    @Option(names = {"-v", "--debug"}, description = "Log debug messages and one line per request (opcode, node, result, latency) to stderr")
+    boolean verbose;
+
     @Option(names = "--clear-stale", description = "Clear a stale mount left at the mount point by a server that died")
     boolean clearStale;
 
     @Override
     public Integer call() throws Exception {
+        Logging.configure(verbose);
         Path mountpoint = Path.of(args.getLast());
         String source = args.size() > 1 ? args.getFirst() : null;
         MountOptions o = MountOptions.defaults().withTransport(transport).withThreads(threads).withSubtype(fs.subtype())

@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 public final class Session implements RequestHandler {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
     private static final Cleaner CLEANER = Cleaner.create();
+    /** One DEBUG line per answered request (like libfuse's -d); `ringfuse mount -v` turns it on. */
+    private static final System.Logger TRACE = System.getLogger("dev.ringfuse.request");
 
     private final LowLevelFileSystem fs;
     private final MountOptions options;
@@ -163,6 +165,12 @@ public final class Session implements RequestHandler {
         replied(f, error, len);
     }
 
+    private void trace(InFlight f, int error, int bytesOut) {
+        TRACE.log(System.Logger.Level.DEBUG, String.format(java.util.Locale.ROOT,
+                "%s unique %d node %d in %d -> %s out %d in %.3f ms", f.op, f.unique, f.nodeid, f.bytesIn,
+                error == 0 ? "ok" : Errno.describe(-error), bytesOut, (System.nanoTime() - f.start) / 1e6));
+    }
+
     private RequestEvent beginEvent(InFlight f, Exchange ex) {
         RequestEvent e = new RequestEvent();
         e.begin();
@@ -180,6 +188,7 @@ public final class Session implements RequestHandler {
     private void replied(InFlight f, int error, int len) {
         int bytesOut = Off.SIZEOF_OUT_HEADER + (error == 0 ? len : 0);
         stats.answered(f.op == null ? 0 : f.op.ordinal(), System.nanoTime() - f.start, -error, f.bytesIn, bytesOut);
+        if (TRACE.isLoggable(System.Logger.Level.DEBUG)) trace(f, error, bytesOut);
         RequestEvent e = f.event;
         if (e != null) {
             e.end();
