@@ -14,6 +14,8 @@ public final class Fuse {
      *
      * @throws MountException with a message that says what to do: missing or non-directory mount point,
      *         already mounted, a stale mount left by a killed server (ENOTCONN), no /dev/fuse, no permission
+     * @throws IllegalCallerException if the JVM was started without {@code --enable-native-access} for
+     *         ringfuse; the message names the flag
      */
     public static Mount mount(Path mountpoint, LowLevelFileSystem fs, MountOptions options) throws MountException {
         return Server.start(mountpoint, fs, options);

@@ -35,6 +35,7 @@ public final class Server implements InitHooks {
     }
 
     public static Mount start(Path mountpoint, LowLevelFileSystem fs, MountOptions options) throws MountException {
+        dev.ringfuse.sys.NativeAccess.require();
         MountEvent event = new MountEvent();
         event.begin();
         String uringUnavailable = options.transport() == TransportKind.DEV ? "not requested" : UringTransport.unavailableReason();

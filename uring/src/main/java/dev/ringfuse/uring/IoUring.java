@@ -62,6 +62,12 @@ public final class IoUring implements AutoCloseable {
 
     /** Sets up a ring with io_uring_setup, maps it and probes the supported opcodes. */
     public static IoUring open(RingConfig config) throws UringException {
+        if (!IoUring.class.getModule().isNativeAccessEnabled()) {
+            // JDK 25 would only warn, later JDKs refuse: say at once what to add
+            throw new IllegalCallerException("the io_uring binding calls the kernel through the FFM API, and this JVM "
+                    + "was started without permission for it: add --enable-native-access="
+                    + (IoUring.class.getModule().isNamed() ? "dev.ringfuse.uring" : "ALL-UNNAMED") + " to the java command line");
+        }
         RingMemory memory = RingMemory.setup(config);
         try {
             Features features = probe(memory);
