@@ -4,15 +4,18 @@
 # against memfs and passthrough (kernel passthrough on and off), and ends with one summary line.
 #   --no-external   skip the external suites
 #   --no-bench      skip the smoke run of the fio benchmark harness
+#   --no-examples   skip examples/run.sh (install into target/examples-m2, build and run the examples)
 set -euo pipefail
 cd "$RINGFUSE_HOME"
 external=1
 bench=1
+examples=1
 for a in "$@"; do
   case "$a" in
     --no-external) external=0 ;;
     --no-bench) bench=0 ;;
-    *) echo "usage: ringfuse test [--no-external] [--no-bench]" >&2; exit 2 ;;
+    --no-examples) examples=0 ;;
+    *) echo "usage: ringfuse test [--no-external] [--no-bench] [--no-examples]" >&2; exit 2 ;;
   esac
 done
 
@@ -116,10 +119,21 @@ if [ $bench = 1 ]; then
   fi
 fi
 
+# --- examples/: separate Maven projects against the installed artifacts (in a repository of their own) --
+examples_status=0
+if [ $examples = 1 ]; then
+  log "examples (install into target/examples-m2, build, mount on class and module path, test)"
+  if ! timeout 1200 "$RINGFUSE_HOME/examples/run.sh" --repo "$RINGFUSE_HOME/target/examples-m2" >"$LOGDIR/examples.log" 2>&1; then
+    echo "examples failed:"; tail -20 "$LOGDIR/examples.log"; examples_status=1
+  else
+    grep -E 'class-path|module-path|Tests run|passed' "$LOGDIR/examples.log" || true
+  fi
+fi
+
 left=$(comm -13 <(echo "$mounts_before") <(fuse_mounts))
 if [ -n "$left" ]; then echo "FUSE mounts left behind by the tests:"; echo "$left"; mvn_status=1; fi
 
 passed=$((java_tests - java_failed - java_skipped + ext_passed))
 failed=$((java_failed + ext_failed))
 echo "tests: $passed passed, $failed failed, $java_skipped skipped"
-[ "$mvn_status" = 0 ] && [ "$ext_status" = 0 ] && [ "$bench_status" = 0 ]
+[ "$mvn_status" = 0 ] && [ "$ext_status" = 0 ] && [ "$bench_status" = 0 ] && [ "$examples_status" = 0 ]

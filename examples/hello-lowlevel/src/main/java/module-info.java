@@ -1,0 +1,3 @@
+module example.hello {
+    requires dev.ringfuse;
+}

@@ -1,0 +1,3 @@
+module example.hellopath {
+    requires dev.ringfuse;
+}

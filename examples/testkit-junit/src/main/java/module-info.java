@@ -1,0 +1,4 @@
+module example.notes {
+    requires dev.ringfuse;
+    exports example.notes;
+}
