@@ -10,7 +10,7 @@ import java.nio.file.Path;
 
 /** The options of {@code ringfuse mount volume <image> <mountpoint>}, mixed into the mount command. */
 final class VolumeCliOptions {
-    @Option(names = "--size", paramLabel = "SIZE", description = "volume: size of a new image (--create), e.g. 500M, 1G; an existing image must match")
+    @Option(names = "--size", paramLabel = "SIZE", description = "volume: size of a new image (--create), e.g. 500M, 1G; an existing image must match. memfs: as -o size=")
     String size;
 
     @Option(names = "--create", description = "volume: create the image (sparse) if it does not exist")

@@ -81,24 +81,6 @@ public record VolumeOptions(Path image, long size, boolean create, boolean resiz
      * Parses a size such as {@code 500M}, {@code 1G}, {@code 4096} or {@code 2T} (binary units: K = 1024).
      */
     public static long parseSize(String s) {
-        String t = s.trim().toUpperCase(Locale.ROOT);
-        if (t.endsWith("IB")) t = t.substring(0, t.length() - 2);
-        else if (t.endsWith("B") && t.length() > 1 && !Character.isDigit(t.charAt(t.length() - 2))) t = t.substring(0, t.length() - 1);
-        long mult = 1;
-        char last = t.isEmpty() ? '0' : t.charAt(t.length() - 1);
-        int shift = switch (last) {
-            case 'K' -> 10;
-            case 'M' -> 20;
-            case 'G' -> 30;
-            case 'T' -> 40;
-            default -> 0;
-        };
-        if (shift > 0) {
-            t = t.substring(0, t.length() - 1);
-            mult = 1L << shift;
-        }
-        long n = Long.parseLong(t.trim());
-        if (n < 0) throw new IllegalArgumentException("negative size: " + s);
-        return Math.multiplyExact(n, mult);
+        return dev.ringfuse.fs.io.Sizes.parse("size", s);
     }
 }
