@@ -2,6 +2,7 @@ package dev.ringfuse.cli;
 
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
+import dev.ringfuse.fs.io.ExclusiveUse;
 import dev.ringfuse.fs.memfs.MemFs;
 import dev.ringfuse.fs.memfs.TmpfsOptions;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
@@ -31,6 +32,9 @@ final class MountSpec {
     final MountOptions options;
     private final MemFs.Options.Builder memfs = MemFs.Options.builder();
     private final VolumeCliOptions volume;
+    /** Held until the process ends (see {@link #create}). */
+    @SuppressWarnings("unused")
+    private ExclusiveUse sourceClaim;
 
     /**
      * @param notes receives one line per option that was adjusted or ignored (threads capped, dev/suid for a
@@ -68,8 +72,15 @@ final class MountSpec {
         this.options = o.withOptions(String.join(",", opts)).checked();
     }
 
-    /** The filesystem, created now (a volume opens or creates its image). */
+    /**
+     * The filesystem, created now (a volume opens or creates its image). A volume claims its image and a
+     * passthrough server its source directory for the life of the process: exclusively when read-write,
+     * shared when read-only (-o ro), so a second server is refused with a line naming the holder.
+     */
     LowLevelFileSystem create() throws IOException {
+        if (fs == Filesystems.Kind.passthrough && source != null && Files.isDirectory(Path.of(source))) {
+            sourceClaim = ExclusiveUse.claim(Path.of(source), options.readOnly(), "passthrough source");
+        }
         return switch (fs) {
             case memfs -> {
                 if (source != null && !source.equals("memfs")) {
@@ -77,7 +88,7 @@ final class MountSpec {
                 }
                 yield new MemFs(memfs.build());
             }
-            case volume -> volume.create(source);
+            case volume -> volume.create(source, options.readOnly());
             case passthrough -> Filesystems.passthrough(source, volume.passthrough);
         };
     }

@@ -30,12 +30,12 @@ final class VolumeCliOptions {
     @Option(names = "--rings", defaultValue = "1", description = "volume: io_uring loops for --io async/sync (default: ${DEFAULT-VALUE})")
     int rings;
 
-    LowLevelFileSystem create(String image) throws IOException {
+    LowLevelFileSystem create(String image, boolean readOnly) throws IOException {
         if (image == null) throw new IllegalArgumentException("volume needs an image file: mount volume <image> <mountpoint>");
         long bytes = size == null ? -1 : VolumeOptions.parseSize(size);
         VolumeOptions o = VolumeOptions.of(Path.of(image)).withSize(bytes).withResizable(resizable)
                 .withPassthrough(VolumeOptions.Passthrough.parse(passthrough)).withIo(VolumeOptions.Io.parse(io))
-                .withRings(rings);
+                .withRings(rings).withReadOnly(readOnly);
         if (create) o = o.withCreate(bytes);
         return VolumeFs.open(o);
     }

@@ -19,6 +19,7 @@ import dev.ringfuse.lowlevel.SetAttr;
 import dev.ringfuse.lowlevel.StatFs;
 import dev.ringfuse.lowlevel.StatfsReply;
 import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.fs.io.ExclusiveUse;
 import dev.ringfuse.uring.UringException;
 
 import java.io.IOException;
@@ -54,22 +55,33 @@ public final class VolumeFs implements LowLevelFileSystem {
     private final FileStore store;
     private final VolumeAttrs attrs;
     private final Backing backing;
+    private final ExclusiveUse claim;
     private volatile boolean grewWarned;
 
-    private VolumeFs(VolumeOptions options, ImageFile image) throws IOException {
+    private VolumeFs(VolumeOptions options, ImageFile image, ExclusiveUse claim) throws IOException {
         this.options = options;
         this.image = image;
+        this.claim = claim;
         this.store = Files.getFileStore(image.path());
         this.attrs = new VolumeAttrs(image);
         this.backing = new Backing(options.passthrough(), image.fd());
     }
 
-    /** Opens (or creates) the image and returns the filesystem serving it. */
+    /**
+     * Opens (or creates) the image, claims it (an flock held until {@link #destroy} or the process ends:
+     * exclusive, or shared with other read-only servers when {@link VolumeOptions#readOnly}), and returns the
+     * filesystem serving it. Two servers writing one image through two loop devices would corrupt it.
+     *
+     * @throws ExclusiveUse.InUseException another server serves the image (the message names it)
+     */
     public static VolumeFs open(VolumeOptions options) throws IOException {
         ImageFile image = ImageFile.open(options);
+        ExclusiveUse claim = null;
         try {
-            return new VolumeFs(options, image);
+            claim = ExclusiveUse.claim(image.path(), options.readOnly(), "volume image");
+            return new VolumeFs(options, image, claim);
         } catch (IOException | RuntimeException e) {
+            if (claim != null) claim.close();
             image.close();
             throw e;
         }
@@ -90,6 +102,7 @@ public final class VolumeFs implements LowLevelFileSystem {
     public void destroy() {
         backing.close();
         image.close();
+        claim.close();
     }
 
     // ---- namespace: "/" and "/volume" ----
@@ -124,6 +137,7 @@ public final class VolumeFs implements LowLevelFileSystem {
 
     @Override
     public void setattr(RequestContext ctx, long nodeid, SetAttr changes, AttrReply reply) {
+        if (options.readOnly()) throw new FuseException(Errno.EROFS);
         if (changes.hasSize()) {
             if (nodeid != VOLUME_ID) throw new FuseException(Errno.EISDIR);
             resize(changes.size());
@@ -176,6 +190,7 @@ public final class VolumeFs implements LowLevelFileSystem {
     @Override
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         if (nodeid != VOLUME_ID) throw new FuseException(Errno.EISDIR);
+        if (options.readOnly() && (flags & 3) != 0) throw new FuseException(Errno.EROFS);
         int id = backing.idForOpen();
         if (id > 0) {
             // The kernel does the I/O on the image. No other flag: KEEP_CACHE with a backing id fails the
