@@ -96,6 +96,25 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
     }
 
     /**
+     * Whether every thread serving the mount is marked PR_SET_IO_FLUSHER ({@code -o io_flusher}): for a
+     * filesystem that carries a loop device or swap (volume images). Kept in {@link #extra()}, as the option.
+     */
+    public boolean ioFlusher() {
+        return extra.contains(IO_FLUSHER);
+    }
+
+    /** This with {@link #ioFlusher()} on or off. */
+    public MountOptions withIoFlusher(boolean v) {
+        List<String> e = new ArrayList<>(extra);
+        e.remove(IO_FLUSHER);
+        if (v) e.add(IO_FLUSHER);
+        return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads,
+                uringDepth, uringSpinMicros, maxWrite, initTimeout, e);
+    }
+
+    private static final String IO_FLUSHER = "io_flusher";
+
+    /**
      * This, if every option in {@link #extra()} is one the kernel or fusermount3 takes (mount flags such as
      * dev, suid, noexec, noatime, sync; max_read=, blksize=; nonempty, auto_unmount; what fstab passes to
      * a mount helper for mount(8) itself, such as defaults, noauto, user, _netdev, x-*).

@@ -69,6 +69,8 @@ final class MountSpec {
         }
         MountOptions o = MountOptions.defaults().withTransport(transport).withThreads(threads).withSubtype(fs.subtype())
                 .withFsName(source == null ? fs.subtype() : source);
+        // a volume is a block device's backend: its serving threads must be I/O flushers (MountOptions.ioFlusher)
+        if (fs == Filesystems.Kind.volume) o = o.withIoFlusher(true);
         this.options = o.withOptions(String.join(",", opts)).checked();
     }
 

@@ -16,10 +16,13 @@ public final class KernelOptions {
     /** Options that only root may use: fusermount3 ignores them for anyone else ("unsafe option"). */
     private static final List<String> PRIVILEGED = List.of("dev", "suid");
 
+    /** Options for the server itself that travel in the extra list: never passed to the kernel. */
+    private static final List<String> SERVER = List.of("io_flusher");
+
     /** The first option no mount method knows, if any. */
     public static Optional<String> unknown(List<String> extra) {
         for (String opt : extra) {
-            if (flag(opt) == null && !isData(opt) && !isAccepted(opt)) return Optional.of(opt);
+            if (flag(opt) == null && !isData(opt) && !isAccepted(opt) && !SERVER.contains(opt)) return Optional.of(opt);
         }
         return Optional.empty();
     }
@@ -53,7 +56,7 @@ public final class KernelOptions {
         List<String> out = new ArrayList<>();
         for (String opt : extra) {
             if (!root && PRIVILEGED.contains(opt)) continue;
-            if (isAccepted(opt) && !opt.equals("auto_unmount")) continue;
+            if ((isAccepted(opt) && !opt.equals("auto_unmount")) || SERVER.contains(opt)) continue;
             out.add(opt);
         }
         return out;

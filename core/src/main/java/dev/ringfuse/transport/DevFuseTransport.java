@@ -6,6 +6,7 @@ import dev.ringfuse.protocol.Request;
 import dev.ringfuse.session.Session;
 import dev.ringfuse.sys.ErrnoException;
 import dev.ringfuse.sys.GuardedFd;
+import dev.ringfuse.sys.IoFlusher;
 import dev.ringfuse.sys.Libc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -105,6 +106,7 @@ public final class DevFuseTransport {
 
     private void readLoop(GuardedFd fd) {
         try {
+            if (session.options().ioFlusher()) IoFlusher.markThisThread();
             DevBuffer b = acquire();
             while (b != null && !closing) {
                 long n = Libc.read(fd.fd(), b.seg, bufferSize);

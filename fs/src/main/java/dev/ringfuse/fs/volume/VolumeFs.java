@@ -20,6 +20,7 @@ import dev.ringfuse.lowlevel.StatFs;
 import dev.ringfuse.lowlevel.StatfsReply;
 import dev.ringfuse.lowlevel.StatusReply;
 import dev.ringfuse.fs.io.ExclusiveUse;
+import dev.ringfuse.sys.IoFlusher;
 import dev.ringfuse.uring.UringException;
 
 import java.io.IOException;
@@ -75,7 +76,7 @@ public final class VolumeFs implements LowLevelFileSystem {
      * @throws ExclusiveUse.InUseException another server serves the image (the message names it)
      */
     public static VolumeFs open(VolumeOptions options) throws IOException {
-        ImageFile image = ImageFile.open(options);
+        ImageFile image = openMarked(options);
         ExclusiveUse claim = null;
         try {
             claim = ExclusiveUse.claim(image.path(), options.readOnly(), "volume image");
@@ -84,6 +85,22 @@ public final class VolumeFs implements LowLevelFileSystem {
             if (claim != null) claim.close();
             image.close();
             throw e;
+        }
+    }
+
+    /**
+     * Opens the image from a thread marked PR_SET_IO_FLUSHER, so that the io_uring loop threads it starts
+     * (and their io-wq workers) are marked too: a volume is a block device's backend. The transport threads
+     * are marked by the mount option {@code io_flusher} ({@code MountOptions.withIoFlusher}), which
+     * {@code ringfuse mount volume} sets.
+     */
+    private static ImageFile openMarked(VolumeOptions options) throws IOException {
+        try {
+            return IoFlusher.onMarkedThread(() -> ImageFile.open(options));
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
         }
     }
 
