@@ -65,6 +65,20 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null; }
 fi
+# the external suites build pjdfstest (Rust >= 1.85) and go-fuse's posixtest (Go >= 1.22); Debian's
+# packages are older, so a fresh machine needs rustup and a Go toolchain: say so now, not after the Java run
+if [ $external = 1 ]; then
+  export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH:/usr/local/go/bin"
+  missing=()
+  command -v pjdfstest >/dev/null || command -v cargo >/dev/null || missing+=("Rust >= 1.85 for pjdfstest (curl --proto '=https' -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal)")
+  command -v go >/dev/null || missing+=("Go >= 1.22 for go-fuse posixtest (https://go.dev/dl, into /usr/local/go)")
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "ringfuse test: the external suites need:" >&2
+    printf '  %s\n' "${missing[@]}" >&2
+    echo "install them, or run: ringfuse test --no-external" >&2
+    exit 2
+  fi
+fi
 # FUSE-over-io_uring is off until root turns it on (it must be on before the mount)
 if [ -w /sys/module/fuse/parameters/enable_uring ]; then echo 1 > /sys/module/fuse/parameters/enable_uring; fi
 log "enable_uring=$(cat /sys/module/fuse/parameters/enable_uring 2>/dev/null || echo absent)"
