@@ -5,27 +5,55 @@
 #   --no-external   skip the external suites
 #   --no-bench      skip the smoke run of the fio benchmark harness
 #   --no-examples   skip examples/run.sh (install into target/examples-m2, build and run the examples)
+#   --fresh         run as on a freshly booted machine: in a private mount namespace where fusectl is not
+#                   mounted, with an empty environment (what CI does, so that a run never depends on what an
+#                   earlier run left on the machine)
+# The run fails if it leaves a FUSE mount behind or anything new in `git status --porcelain`.
 set -euo pipefail
+RINGFUSE_HOME=${RINGFUSE_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "$RINGFUSE_HOME"
 external=1
 bench=1
 examples=1
+fresh=0
 for a in "$@"; do
   case "$a" in
     --no-external) external=0 ;;
     --no-bench) bench=0 ;;
     --no-examples) examples=0 ;;
-    *) echo "usage: ringfuse test [--no-external] [--no-bench] [--no-examples]" >&2; exit 2 ;;
+    --fresh) fresh=1 ;;
+    *) echo "usage: ringfuse test [--no-external] [--no-bench] [--no-examples] [--fresh]" >&2; exit 2 ;;
   esac
 done
+
+# A fresh boot has no fusectl at /sys/fs/fuse/connections until something mounts it (the abort tests do),
+# and mount(8)/CI give an almost empty environment. --fresh re-runs this script like that, in a private
+# mount namespace so that the machine's own fusectl mount (and other users' mounts) stay as they are.
+if [ $fresh = 1 ] && [ -z "${RINGFUSE_FRESH_NS:-}" ]; then
+  [ "$(id -u)" = 0 ] || { echo "ringfuse test --fresh: needs root (unshare --mount)" >&2; exit 2; }
+  args=()
+  for a in "$@"; do [ "$a" = --fresh ] || args+=("$a"); done
+  exec unshare --mount --propagation private env -i RINGFUSE_FRESH_NS=1 ${LOGDIR:+LOGDIR="$LOGDIR"} \
+    /bin/bash -c 'umount /sys/fs/fuse/connections 2>/dev/null || true; exec "$0" "$@"' "$RINGFUSE_HOME/ringfuse" test "${args[@]}"
+fi
+# mount(8), cron and `env -i` give no HOME; Maven, cargo and pip want one
+if [ -z "${HOME:-}" ]; then HOME=$(getent passwd "$(id -u)" | cut -d: -f6); HOME=${HOME:-/root}; export HOME; fi
+export PATH=${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}
 
 log() { echo "== $*"; }
 LOGDIR=${LOGDIR:-$RINGFUSE_HOME/target/test-logs}
 export LOGDIR
 mkdir -p "$LOGDIR"
 
-fuse_mounts() { awk '$3 ~ /^fuse/ {print $2}' /proc/self/mounts | sort; }
+# FUSE filesystem mounts only: fuse, fuseblk, fuse.<subtype>. Not fusectl, the control filesystem the abort
+# tests mount at /sys/fs/fuse/connections when nothing had (a fresh boot): it is no mount of a test.
+fuse_mounts() { awk '$3 == "fuse" || $3 == "fuseblk" || $3 ~ /^fuse[.]/ {print $2}' /proc/self/mounts | sort; }
 mounts_before=$(fuse_mounts)
+# what the tree looked like before: a run may not add to it (fio state files, logs, images, ...)
+tree_status() { git -C "$RINGFUSE_HOME" status --porcelain --untracked-files=all 2>/dev/null | sort; }
+in_git=0
+git -C "$RINGFUSE_HOME" rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
+tree_before=$(tree_status)
 
 # --- what the tests need from the system -----------------------------------------------------------
 need=()
@@ -39,6 +67,20 @@ if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null; }
+fi
+# the external suites build pjdfstest (Rust >= 1.85) and go-fuse's posixtest (Go >= 1.22); Debian's
+# packages are older, so a fresh machine needs rustup and a Go toolchain: say so now, not after the Java run
+if [ $external = 1 ]; then
+  export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH:/usr/local/go/bin"
+  missing=()
+  command -v pjdfstest >/dev/null || command -v cargo >/dev/null || missing+=("Rust >= 1.85 for pjdfstest (curl --proto '=https' -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal)")
+  command -v go >/dev/null || missing+=("Go >= 1.22 for go-fuse posixtest (https://go.dev/dl, into /usr/local/go)")
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "ringfuse test: the external suites need:" >&2
+    printf '  %s\n' "${missing[@]}" >&2
+    echo "install them, or run: ringfuse test --no-external" >&2
+    exit 2
+  fi
 fi
 # FUSE-over-io_uring is off until root turns it on (it must be on before the mount)
 if [ -w /sys/module/fuse/parameters/enable_uring ]; then echo 1 > /sys/module/fuse/parameters/enable_uring; fi
@@ -132,6 +174,13 @@ fi
 
 left=$(comm -13 <(echo "$mounts_before") <(fuse_mounts))
 if [ -n "$left" ]; then echo "FUSE mounts left behind by the tests:"; echo "$left"; mvn_status=1; fi
+if [ $in_git = 1 ]; then
+  dirty=$(comm -13 <(echo "$tree_before") <(tree_status))
+  if [ -n "$dirty" ]; then
+    echo "the run changed the source tree (write under target/ or a temp dir, or add it to .gitignore):"
+    echo "$dirty" | head -20; mvn_status=1
+  fi
+fi
 
 passed=$((java_tests - java_failed - java_skipped + ext_passed))
 failed=$((java_failed + ext_failed))

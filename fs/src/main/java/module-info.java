@@ -5,4 +5,6 @@ module dev.ringfuse.fs {
     exports dev.ringfuse.fs.memfs;
     exports dev.ringfuse.fs.volume;
     exports dev.ringfuse.fs.passthrough;
+    // the claim on an image or source directory, for the command line
+    exports dev.ringfuse.fs.io to dev.ringfuse.cli;
 }

@@ -14,7 +14,7 @@ import java.util.List;
  * @param readOnly        mount read-only
  * @param transport       the request transport
  * @param method          how the mount is made
- * @param threads         /dev/fuse reader threads
+ * @param threads         /dev/fuse reader threads, 1 to {@link #MAX_THREADS}
  * @param uringDepth      entries per io_uring queue
  * @param uringSpinMicros how long an io_uring queue thread polls for the next request before it sleeps,
  *                        while requests keep coming (0: never poll)
@@ -26,8 +26,17 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
                            boolean readOnly, TransportKind transport, MountMethod method, int threads,
                            int uringDepth, int uringSpinMicros, int maxWrite, Duration initTimeout, List<String> extra) {
 
+    /**
+     * The most /dev/fuse reader threads: each holds a request buffer of max_write (1 MiB by default) and a
+     * platform thread; the kernel hands a request to one reader at a time, so more readers than requests in
+     * flight only cost memory (256 covers the kernel's default max_background of 12 many times over).
+     */
+    public static final int MAX_THREADS = 256;
+
     public MountOptions {
-        if (threads < 1) throw new IllegalArgumentException("threads must be >= 1");
+        if (threads < 1 || threads > MAX_THREADS) {
+            throw new IllegalArgumentException("threads must be 1.." + MAX_THREADS + ", not " + threads);
+        }
         if (uringDepth < 1) throw new IllegalArgumentException("uringDepth must be >= 1");
         if (uringSpinMicros < 0 || uringSpinMicros > 10_000) throw new IllegalArgumentException("uringSpinMicros must be 0..10000");
         if (maxWrite < 4096 || maxWrite > (1 << 20)) throw new IllegalArgumentException("maxWrite must be 4 KiB..1 MiB");
@@ -55,7 +64,8 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
 
     /**
      * Applies comma-separated -o options: ro, rw, default_permissions, allow_other, fsname=, subtype=,
-     * transport=, threads=, max_write=, uring_depth=, uring_spin=; anything else is kept in {@link #extra()}.
+     * transport=, threads=, max_write=, uring_depth=, uring_spin=; anything else is kept in {@link #extra()}
+     * (see {@link #checked()}).
      */
     public MountOptions withOptions(String commaSeparated) {
         MountOptions o = this;
@@ -83,5 +93,37 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
         }
         return new MountOptions(o.fsName, o.subtype, o.defaultPermissions, o.allowOther, o.readOnly, o.transport,
                 o.method, o.threads, o.uringDepth, o.uringSpinMicros, o.maxWrite, o.initTimeout, rest);
+    }
+
+    /**
+     * Whether every thread serving the mount is marked PR_SET_IO_FLUSHER ({@code -o io_flusher}): for a
+     * filesystem that carries a loop device or swap (volume images). Kept in {@link #extra()}, as the option.
+     */
+    public boolean ioFlusher() {
+        return extra.contains(IO_FLUSHER);
+    }
+
+    /** This with {@link #ioFlusher()} on or off. */
+    public MountOptions withIoFlusher(boolean v) {
+        List<String> e = new ArrayList<>(extra);
+        e.remove(IO_FLUSHER);
+        if (v) e.add(IO_FLUSHER);
+        return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads,
+                uringDepth, uringSpinMicros, maxWrite, initTimeout, e);
+    }
+
+    private static final String IO_FLUSHER = "io_flusher";
+
+    /**
+     * This, if every option in {@link #extra()} is one the kernel or fusermount3 takes (mount flags such as
+     * dev, suid, noexec, noatime, sync; max_read=, blksize=; nonempty, auto_unmount; what fstab passes to
+     * a mount helper for mount(8) itself, such as defaults, noauto, user, _netdev, x-*).
+     *
+     * @throws IllegalArgumentException naming the first unknown option
+     */
+    public MountOptions checked() {
+        var unknown = dev.ringfuse.mount.KernelOptions.unknown(extra);
+        if (unknown.isPresent()) throw new IllegalArgumentException("unknown mount option \"" + unknown.get() + "\"");
+        return this;
     }
 }

@@ -1,6 +1,5 @@
 package dev.ringfuse.cli;
 
-import dev.ringfuse.fs.memfs.MemFs;
 import dev.ringfuse.fs.passthrough.PassthroughFs;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 
@@ -23,17 +22,6 @@ final class Filesystems {
 
         String subtype() {
             return name();
-        }
-
-        LowLevelFileSystem create(String source) {
-            return switch (this) {
-                case memfs -> {
-                    if (source != null) throw new IllegalArgumentException("memfs takes no source, only a mount point");
-                    yield new MemFs();
-                }
-                case volume -> throw new IllegalStateException("volume is created with its options (VolumeCliOptions)");
-                case passthrough -> passthrough(source, "auto");
-            };
         }
     }
 }

@@ -5,8 +5,9 @@ import picocli.CommandLine.Command;
 
 /** Entry point of the ringfuse command. */
 @Command(name = "ringfuse", mixinStandardHelpOptions = true, version = "ringfuse 0.1.0",
-        description = "Pure-Java FUSE: mount filesystems, run the demo.",
-        subcommands = {MountCommand.class, DemoCommand.class, UnmountCommand.class, StatsCommand.class})
+        description = "Pure-Java FUSE: mount filesystems, run the demo, act as mount(8)'s helper for -t fuse.ringfuse.",
+        subcommands = {MountCommand.class, DemoCommand.class, UnmountCommand.class, MountHelperCommand.class,
+                InstallHelperCommand.class, StatsCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

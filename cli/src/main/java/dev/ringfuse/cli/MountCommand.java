@@ -2,7 +2,6 @@ package dev.ringfuse.cli;
 
 import dev.ringfuse.Fuse;
 import dev.ringfuse.Mount;
-import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import java.nio.file.Path;
@@ -15,7 +14,18 @@ import picocli.CommandLine.Parameters;
 
 /** {@code ringfuse mount <fs> [args] <mountpoint>}: serves in the foreground until unmounted or signalled. */
 @Command(name = "mount", mixinStandardHelpOptions = true,
-        description = "Mount a filesystem and serve it in the foreground (Ctrl-C or SIGTERM unmounts).")
+        description = "Mount a filesystem and serve it in the foreground (Ctrl-C, SIGTERM or umount ends it).",
+        footer = {"", "Options (-o, comma separated):",
+                "  every filesystem: ro, rw, allow_other, default_permissions (the default), fsname=NAME,",
+                "    subtype=NAME (the type is fuse.NAME; subtype= with no name gives plain fuse), nodev/dev,",
+                "    nosuid/suid (dev and suid only for root; nodev,nosuid is the default), noexec, noatime,",
+                "    sync, max_read=, transport=, threads=, max_write=, uring_depth=, uring_spin=, nonempty",
+                "  memfs (as tmpfs): size=N[k|m|g|t|%] (0: unlimited; % of RAM), nr_inodes=N[k|m|g]",
+                "    (default one per 4 KiB of size), mode=OCTAL, uid=N, gid=N (of the root directory)",
+                "  volume: size=, create, resizable, passthrough=auto|on|off, io=inline|async|sync, rings=N",
+                "  passthrough: passthrough=auto|on|off",
+                "An unknown option is refused with its name. A non-empty mount point is mounted over (as",
+                "mount(8) and libfuse 3 do) with a note: its entries are hidden until the unmount."})
 final class MountCommand implements Callable<Integer> {
     @Parameters(index = "0", description = "Filesystem: ${COMPLETION-CANDIDATES}")
     Filesystems.Kind fs;
@@ -24,13 +34,13 @@ final class MountCommand implements Callable<Integer> {
             description = "For memfs: <mountpoint>. For filesystems with a source: <source> <mountpoint>.")
     List<String> args;
 
-    @Option(names = "-o", description = "Mount options, comma separated (ro, allow_other, default_permissions, fsname=, max_write=, threads=, ...)")
+    @Option(names = "-o", paramLabel = "OPTIONS", description = "Mount options, comma separated (see below)")
     List<String> options = List.of();
 
     @Option(names = "--transport", description = "auto, dev or uring (default: ${DEFAULT-VALUE})", defaultValue = "auto")
     TransportKind transport;
 
-    @Option(names = "--threads", description = "/dev/fuse reader threads (default: ${DEFAULT-VALUE})", defaultValue = "4")
+    @Option(names = "--threads", description = "/dev/fuse reader threads, 1 to 256 (more is capped; default: ${DEFAULT-VALUE})", defaultValue = "4")
     int threads;
 
     @Mixin
@@ -55,17 +65,25 @@ final class MountCommand implements Callable<Integer> {
         Logging.configure(verbose);
         Path mountpoint = Path.of(args.getLast());
         String source = args.size() > 1 ? args.getFirst() : null;
-        MountOptions o = MountOptions.defaults().withTransport(transport).withThreads(threads).withSubtype(fs.subtype())
-                .withFsName(source == null ? fs.subtype() : source);
-        for (String opt : options) o = o.withOptions(opt);
+        MountSpec spec = new MountSpec(fs, source, mountpoint, options, threads, transport, volume,
+                note -> System.err.println("ringfuse: " + note));
         if (clearStale && Fuse.clearStale(mountpoint)) System.err.println("cleared a stale mount at " + mountpoint);
-        LowLevelFileSystem filesystem = switch (fs) {
-            case volume -> volume.create(source);
-            case passthrough -> Filesystems.passthrough(source, volume.passthrough);
-            default -> fs.create(source);
-        };
+        return serve(spec, jfr, metrics);
+    }
+
+    /**
+     * Mounts {@code spec} and serves until the mount goes away (umount, a signal); {@code jfr} (a file to
+     * record to) and {@code metrics} (a Prometheus endpoint address) may be null.
+     */
+    static int serve(MountSpec spec, Path jfr, String metrics) throws Exception {
+        long hidden = MountSpec.entries(spec.mountpoint);
+        LowLevelFileSystem filesystem = spec.create();
         JfrFile recording = jfr == null ? null : JfrFile.start(jfr);
-        try (Mount m = Fuse.mount(mountpoint, filesystem, o)) {
+        try (Mount m = Fuse.mount(spec.mountpoint, filesystem, spec.options)) {
+            if (hidden > 0) {
+                System.err.println("ringfuse: note: " + spec.mountpoint + " was not empty; its " + hidden
+                        + " entries are hidden until the unmount");
+            }
             Thread main = Thread.currentThread();
             Thread hook = new Thread(() -> {
                 m.close();
@@ -76,7 +94,7 @@ final class MountCommand implements Callable<Integer> {
             MetricsServer exporter = metrics == null ? null
                     : MetricsServer.start(metrics, dev.ringfuse.stats.StatsSocket.locate(m.mountpoint()));
             if (exporter != null) System.out.println("ringfuse: metrics on " + exporter.url());
-            System.out.println("ringfuse: " + fs.subtype() + " mounted at " + m.mountpoint() + " (transport "
+            System.out.println("ringfuse: " + spec.fs.subtype() + " mounted at " + m.mountpoint() + " (transport "
                     + m.transport().name().toLowerCase(java.util.Locale.ROOT) + "); Ctrl-C to unmount");
             System.out.flush();
             try {
@@ -94,7 +112,7 @@ final class MountCommand implements Callable<Integer> {
             recording.close();
             System.out.println("ringfuse: recording written to " + jfr);
         }
-        System.out.println("ringfuse: unmounted " + mountpoint);
+        System.out.println("ringfuse: unmounted " + spec.mountpoint);
         return 0;
     }
 }

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 
 /** The options of {@code ringfuse mount volume <image> <mountpoint>}, mixed into the mount command. */
 final class VolumeCliOptions {
-    @Option(names = "--size", paramLabel = "SIZE", description = "volume: size of a new image (--create), e.g. 500M, 1G; an existing image must match")
+    @Option(names = "--size", paramLabel = "SIZE", description = "volume: size of a new image (--create), e.g. 500M, 1G; an existing image must match. memfs: as -o size=")
     String size;
 
     @Option(names = "--create", description = "volume: create the image (sparse) if it does not exist")
@@ -30,12 +30,12 @@ final class VolumeCliOptions {
     @Option(names = "--rings", defaultValue = "1", description = "volume: io_uring loops for --io async/sync (default: ${DEFAULT-VALUE})")
     int rings;
 
-    LowLevelFileSystem create(String image) throws IOException {
+    LowLevelFileSystem create(String image, boolean readOnly) throws IOException {
         if (image == null) throw new IllegalArgumentException("volume needs an image file: mount volume <image> <mountpoint>");
         long bytes = size == null ? -1 : VolumeOptions.parseSize(size);
         VolumeOptions o = VolumeOptions.of(Path.of(image)).withSize(bytes).withResizable(resizable)
                 .withPassthrough(VolumeOptions.Passthrough.parse(passthrough)).withIo(VolumeOptions.Io.parse(io))
-                .withRings(rings);
+                .withRings(rings).withReadOnly(readOnly);
         if (create) o = o.withCreate(bytes);
         return VolumeFs.open(o);
     }

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  * and the fix.
  */
 public final class Mounter {
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse");
     private static final int EPERM = 1, ENOENT = 2, EACCES = 13, EBUSY = 16, EINVAL = 22, ENODEV = 19, ENOTCONN = 107;
 
     private Mounter() {}
@@ -84,28 +85,10 @@ public final class Mounter {
         if (o.defaultPermissions()) data.append(",default_permissions");
         if (o.allowOther()) data.append(",allow_other");
         if (o.readOnly()) flags |= Libc.MS_RDONLY;
-        for (String opt : o.extra()) {
-            switch (opt) {
-                case "dev" -> flags &= ~Libc.MS_NODEV;
-                case "nodev" -> flags |= Libc.MS_NODEV;
-                case "suid" -> flags &= ~Libc.MS_NOSUID;
-                case "nosuid" -> flags |= Libc.MS_NOSUID;
-                case "exec" -> flags &= ~Libc.MS_NOEXEC;
-                case "noexec" -> flags |= Libc.MS_NOEXEC;
-                case "noatime" -> flags |= 1024;
-                case "nodiratime" -> flags |= 2048;
-                case "sync" -> flags |= 16;
-                case "dirsync" -> flags |= 128;
-                case "auto_unmount", "nonempty" -> { }
-                default -> {
-                    if (opt.startsWith("max_read=") || opt.startsWith("blksize=")) {
-                        data.append(',').append(opt);
-                    } else {
-                        throw new MountException("unknown mount option \"" + opt + "\"", EINVAL);
-                    }
-                }
-            }
-        }
+        var unknown = KernelOptions.unknown(o.extra());
+        if (unknown.isPresent()) throw new MountException("unknown mount option \"" + unknown.get() + "\"", EINVAL);
+        flags = KernelOptions.flags(o.extra(), flags);
+        for (String d : KernelOptions.data(o.extra())) data.append(',').append(d);
         String type = o.subtype().isEmpty() ? "fuse" : "fuse." + o.subtype();
         String source = o.fsName().isEmpty() ? "/dev/fuse" : o.fsName();
         try {
@@ -122,6 +105,14 @@ public final class Mounter {
 
     /** The fusermount3 handshake; returns the /dev/fuse descriptor. */
     public static int mountFusermount(Path mnt, MountOptions o) throws MountException {
+        var unknown = KernelOptions.unknown(o.extra());
+        if (unknown.isPresent()) throw new MountException("unknown mount option \"" + unknown.get() + "\"", EINVAL);
+        boolean root = Libc.getuid() == 0;
+        List<String> ignored = root ? List.of() : KernelOptions.privilegedOnly(o.extra());
+        if (!ignored.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "mount options " + ignored + " ignored: only root may mount with "
+                    + "dev or suid (fusermount3 ignores them too); the mount is nodev,nosuid");
+        }
         List<String> opts = new ArrayList<>();
         opts.add(o.readOnly() ? "ro" : "rw");
         opts.add("nosuid");
@@ -130,7 +121,7 @@ public final class Mounter {
         if (o.allowOther()) opts.add("allow_other");
         if (!o.fsName().isEmpty()) opts.add("fsname=" + o.fsName());
         if (!o.subtype().isEmpty()) opts.add("subtype=" + o.subtype());
-        opts.addAll(o.extra());
+        opts.addAll(KernelOptions.forFusermount(o.extra(), root));
         return Fusermount.mount(mnt, String.join(",", opts));
     }
 

@@ -42,6 +42,9 @@ public final class Session implements RequestHandler {
     private volatile Negotiation negotiation;
     private volatile boolean ended;
     private volatile boolean destroyed;
+    /** Held while the filesystem's destroy runs (see {@link #destroy}). */
+    private final Object destroyLock = new Object();
+    private boolean destroying;   // guarded by destroyLock
     private final InitHooks hooks;
     private volatile Throwable initFailure;
     /** The mount point, for events; set by the server once known. */
@@ -293,17 +296,23 @@ public final class Session implements RequestHandler {
         notifier.end();
     }
 
+    /**
+     * Runs the filesystem's destroy once. A second caller (Mount.close racing the transport's own end after
+     * an unmount) waits until it has run: callers of close may then reuse what the filesystem held (an
+     * image it had claimed, a port, a file).
+     */
     private void destroy() {
         if (destroyed) return;
-        synchronized (this) {
-            if (destroyed) return;
-            destroyed = true;
-        }
-        if (!initialized()) return;
-        try {
-            fs.destroy();
-        } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "filesystem destroy threw", t);
+        synchronized (destroyLock) {
+            if (destroyed || destroying) return;   // destroying: called again from within fs.destroy
+            destroying = true;
+            try {
+                if (initialized()) fs.destroy();
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.WARNING, "filesystem destroy threw", t);
+            } finally {
+                destroyed = true;
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import dev.ringfuse.transport.RequestHandler;
 import dev.ringfuse.transport.Transport;
 import dev.ringfuse.sys.ErrnoException;
 import dev.ringfuse.sys.GuardedFd;
+import dev.ringfuse.sys.IoFlusher;
 import dev.ringfuse.sys.Libc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -122,6 +123,7 @@ public final class DevFuseTransport implements Transport {
 
     private void readLoop(GuardedFd fd) {
         try {
+            if (session.options().ioFlusher()) IoFlusher.markThisThread();
             DevBuffer b = acquire();
             while (b != null && !closing) {
                 long n = Libc.read(fd.fd(), b.seg, bufferSize);

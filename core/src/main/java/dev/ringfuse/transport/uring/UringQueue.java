@@ -9,6 +9,7 @@ import dev.ringfuse.protocol.Header;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.transport.RequestHandler;
 import dev.ringfuse.sys.GuardedFd;
+import dev.ringfuse.sys.IoFlusher;
 import dev.ringfuse.sys.Libc;
 import dev.ringfuse.uring.IoUring;
 import dev.ringfuse.uring.RingConfig;
@@ -112,6 +113,7 @@ final class UringQueue implements Runnable {
 
     private void setUpRing() throws Exception {
         Libc.pinToCpu(qid);
+        if (session.options().ioFlusher()) IoFlusher.markThisThread();
         arena = Arena.ofShared();
         // room for one SQE per entry plus the wake poll, twice over for commits queued while reaping
         ring = IoUring.open(RingConfig.builder(Integer.highestOneBit(depth * 2 + 1) << 1).sqe128()

@@ -45,9 +45,11 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
      * @param writeback     ask for the kernel's writeback cache (the kernel then owns size and mtime)
      * @param chunkSize     largest unit of file memory, a power of two of at least 4 KiB
      * @param rootMode      permission bits of the root directory
+     * @param rootUid       owner of the root directory, or -1 for the server's user (as tmpfs's uid=)
+     * @param rootGid       group of the root directory, or -1 for the server's group (as tmpfs's gid=)
      */
     public record Options(long capacityBytes, long maxInodes, Duration entryTimeout, Duration attrTimeout,
-                          boolean writeback, int chunkSize, int rootMode) {
+                          boolean writeback, int chunkSize, int rootMode, int rootUid, int rootGid) {
         public Options {
             if (capacityBytes <= 0 || maxInodes < 1) throw new IllegalArgumentException("capacity and inodes must be positive");
             if (Integer.bitCount(chunkSize) != 1 || chunkSize < ChunkStore.PAGE) {
@@ -75,6 +77,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
             private boolean writeback;
             private int chunkSize = 64 * 1024;
             private int rootMode = 01777;
+            private int rootUid = -1;
+            private int rootGid = -1;
 
             public Builder capacityBytes(long v) { capacityBytes = v; return this; }
             public Builder maxInodes(long v) { maxInodes = v; return this; }
@@ -83,10 +87,13 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
             public Builder writeback(boolean v) { writeback = v; return this; }
             public Builder chunkSize(int v) { chunkSize = v; return this; }
             public Builder rootMode(int v) { rootMode = v; return this; }
+            public Builder rootUid(int v) { rootUid = v; return this; }
+            public Builder rootGid(int v) { rootGid = v; return this; }
 
             public Options build() {
                 long inodes = maxInodes > 0 ? maxInodes : Math.max(1024, capacityBytes / ChunkStore.PAGE);
-                return new Options(capacityBytes, inodes, entryTimeout, attrTimeout, writeback, chunkSize, rootMode);
+                return new Options(capacityBytes, inodes, entryTimeout, attrTimeout, writeback, chunkSize, rootMode,
+                        rootUid, rootGid);
             }
         }
     }
@@ -108,7 +115,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         this.ns = new Namespace(table);
         this.entryNanos = options.entryTimeout().toNanos();
         table.limits.reserveInode(); // the root's slot; its number is fixed
-        table.add(new DirNode(ROOT_ID, options.rootMode(), processId("uid"), processId("gid"), null));
+        table.add(new DirNode(ROOT_ID, options.rootMode(),
+                options.rootUid() >= 0 ? options.rootUid() : processId("uid"),
+                options.rootGid() >= 0 ? options.rootGid() : processId("gid"), null));
     }
 
     /** The owner of the root: whoever runs the server, as tmpfs gives it to whoever mounts it. */

@@ -19,6 +19,8 @@ import dev.ringfuse.lowlevel.SetAttr;
 import dev.ringfuse.lowlevel.StatFs;
 import dev.ringfuse.lowlevel.StatfsReply;
 import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.fs.io.ExclusiveUse;
+import dev.ringfuse.sys.IoFlusher;
 import dev.ringfuse.uring.UringException;
 
 import java.io.IOException;
@@ -54,24 +56,51 @@ public final class VolumeFs implements LowLevelFileSystem {
     private final FileStore store;
     private final VolumeAttrs attrs;
     private final Backing backing;
+    private final ExclusiveUse claim;
     private volatile boolean grewWarned;
 
-    private VolumeFs(VolumeOptions options, ImageFile image) throws IOException {
+    private VolumeFs(VolumeOptions options, ImageFile image, ExclusiveUse claim) throws IOException {
         this.options = options;
         this.image = image;
+        this.claim = claim;
         this.store = Files.getFileStore(image.path());
         this.attrs = new VolumeAttrs(image);
         this.backing = new Backing(options.passthrough(), image.fd());
     }
 
-    /** Opens (or creates) the image and returns the filesystem serving it. */
+    /**
+     * Opens (or creates) the image, claims it (an flock held until {@link #destroy} or the process ends:
+     * exclusive, or shared with other read-only servers when {@link VolumeOptions#readOnly}), and returns the
+     * filesystem serving it. Two servers writing one image through two loop devices would corrupt it.
+     *
+     * @throws ExclusiveUse.InUseException another server serves the image (the message names it)
+     */
     public static VolumeFs open(VolumeOptions options) throws IOException {
-        ImageFile image = ImageFile.open(options);
+        ImageFile image = openMarked(options);
+        ExclusiveUse claim = null;
         try {
-            return new VolumeFs(options, image);
+            claim = ExclusiveUse.claim(image.path(), options.readOnly(), "volume image");
+            return new VolumeFs(options, image, claim);
         } catch (IOException | RuntimeException e) {
+            if (claim != null) claim.close();
             image.close();
             throw e;
+        }
+    }
+
+    /**
+     * Opens the image from a thread marked PR_SET_IO_FLUSHER, so that the io_uring loop threads it starts
+     * (and their io-wq workers) are marked too: a volume is a block device's backend. The transport threads
+     * are marked by the mount option {@code io_flusher} ({@code MountOptions.withIoFlusher}), which
+     * {@code ringfuse mount volume} sets.
+     */
+    private static ImageFile openMarked(VolumeOptions options) throws IOException {
+        try {
+            return IoFlusher.onMarkedThread(() -> ImageFile.open(options));
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
         }
     }
 
@@ -90,6 +119,7 @@ public final class VolumeFs implements LowLevelFileSystem {
     public void destroy() {
         backing.close();
         image.close();
+        claim.close();
     }
 
     // ---- namespace: "/" and "/volume" ----
@@ -124,6 +154,7 @@ public final class VolumeFs implements LowLevelFileSystem {
 
     @Override
     public void setattr(RequestContext ctx, long nodeid, SetAttr changes, AttrReply reply) {
+        if (options.readOnly()) throw new FuseException(Errno.EROFS);
         if (changes.hasSize()) {
             if (nodeid != VOLUME_ID) throw new FuseException(Errno.EISDIR);
             resize(changes.size());
@@ -176,6 +207,7 @@ public final class VolumeFs implements LowLevelFileSystem {
     @Override
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         if (nodeid != VOLUME_ID) throw new FuseException(Errno.EISDIR);
+        if (options.readOnly() && (flags & 3) != 0) throw new FuseException(Errno.EROFS);
         int id = backing.idForOpen();
         if (id > 0) {
             // The kernel does the I/O on the image. No other flag: KEEP_CACHE with a backing id fails the

@@ -14,9 +14,12 @@ import java.util.Objects;
  * @param passthrough kernel passthrough of reads and writes ({@link Passthrough})
  * @param io          how reads and writes reach the image when they are not passed through ({@link Io})
  * @param rings       io_uring loops serving the image in {@link Io#ASYNC} and {@link Io#SYNC} mode (at least 1)
+ * @param readOnly    a read-only server: opens for writing fail with EROFS, and the image is claimed shared
+ *                    (other read-only servers may serve it too, a read-write one may not); otherwise the
+ *                    claim is exclusive ({@link dev.ringfuse.fs.volume.VolumeFs#open})
  */
 public record VolumeOptions(Path image, long size, boolean create, boolean resizable, Passthrough passthrough,
-                            Io io, int rings) {
+                            Io io, int rings, boolean readOnly) {
 
     /** Whether open replies ask the kernel to do reads and writes on the image itself. */
     public enum Passthrough {
@@ -67,38 +70,21 @@ public record VolumeOptions(Path image, long size, boolean create, boolean resiz
      * own ring ({@link Io#INLINE}, the fastest served path measured: docs/bench/volume.md).
      */
     public static VolumeOptions of(Path image) {
-        return new VolumeOptions(image, -1, false, false, Passthrough.AUTO, Io.INLINE, 1);
+        return new VolumeOptions(image, -1, false, false, Passthrough.AUTO, Io.INLINE, 1, false);
     }
 
-    public VolumeOptions withCreate(long bytes) { return new VolumeOptions(image, bytes, true, resizable, passthrough, io, rings); }
-    public VolumeOptions withSize(long bytes) { return new VolumeOptions(image, bytes, create, resizable, passthrough, io, rings); }
-    public VolumeOptions withResizable(boolean v) { return new VolumeOptions(image, size, create, v, passthrough, io, rings); }
-    public VolumeOptions withPassthrough(Passthrough v) { return new VolumeOptions(image, size, create, resizable, v, io, rings); }
-    public VolumeOptions withIo(Io v) { return new VolumeOptions(image, size, create, resizable, passthrough, v, rings); }
-    public VolumeOptions withRings(int v) { return new VolumeOptions(image, size, create, resizable, passthrough, io, v); }
+    public VolumeOptions withCreate(long bytes) { return new VolumeOptions(image, bytes, true, resizable, passthrough, io, rings, readOnly); }
+    public VolumeOptions withSize(long bytes) { return new VolumeOptions(image, bytes, create, resizable, passthrough, io, rings, readOnly); }
+    public VolumeOptions withResizable(boolean v) { return new VolumeOptions(image, size, create, v, passthrough, io, rings, readOnly); }
+    public VolumeOptions withPassthrough(Passthrough v) { return new VolumeOptions(image, size, create, resizable, v, io, rings, readOnly); }
+    public VolumeOptions withIo(Io v) { return new VolumeOptions(image, size, create, resizable, passthrough, v, rings, readOnly); }
+    public VolumeOptions withRings(int v) { return new VolumeOptions(image, size, create, resizable, passthrough, io, v, readOnly); }
+    public VolumeOptions withReadOnly(boolean v) { return new VolumeOptions(image, size, create, resizable, passthrough, io, rings, v); }
 
     /**
      * Parses a size such as {@code 500M}, {@code 1G}, {@code 4096} or {@code 2T} (binary units: K = 1024).
      */
     public static long parseSize(String s) {
-        String t = s.trim().toUpperCase(Locale.ROOT);
-        if (t.endsWith("IB")) t = t.substring(0, t.length() - 2);
-        else if (t.endsWith("B") && t.length() > 1 && !Character.isDigit(t.charAt(t.length() - 2))) t = t.substring(0, t.length() - 1);
-        long mult = 1;
-        char last = t.isEmpty() ? '0' : t.charAt(t.length() - 1);
-        int shift = switch (last) {
-            case 'K' -> 10;
-            case 'M' -> 20;
-            case 'G' -> 30;
-            case 'T' -> 40;
-            default -> 0;
-        };
-        if (shift > 0) {
-            t = t.substring(0, t.length() - 1);
-            mult = 1L << shift;
-        }
-        long n = Long.parseLong(t.trim());
-        if (n < 0) throw new IllegalArgumentException("negative size: " + s);
-        return Math.multiplyExact(n, mult);
+        return dev.ringfuse.fs.io.Sizes.parse("size", s);
     }
 }

@@ -1,0 +1,150 @@
+package dev.ringfuse.cli;
+
+import dev.ringfuse.MountOptions;
+import dev.ringfuse.TransportKind;
+import dev.ringfuse.fs.io.ExclusiveUse;
+import dev.ringfuse.fs.memfs.MemFs;
+import dev.ringfuse.fs.memfs.TmpfsOptions;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.sys.Libc;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+/**
+ * One mount as the user asked for it: the filesystem, its source, the mount point and every -o option,
+ * sorted into the filesystem's own options and the mount's. Shared by {@code ringfuse mount} and the mount
+ * helper, so that both take the same options with the same messages. Every option is known or refused here,
+ * before anything is created (a volume image, a mount).
+ */
+final class MountSpec {
+    /** -o options of the volume filesystem (the same as its --flags, for fstab lines). */
+    static final List<String> VOLUME_KEYS = List.of("size", "create", "resizable", "passthrough", "io", "rings");
+
+    final Filesystems.Kind fs;
+    final String source;
+    final Path mountpoint;
+    final MountOptions options;
+    private final MemFs.Options.Builder memfs = MemFs.Options.builder();
+    private final VolumeCliOptions volume;
+    /** Held until the process ends (see {@link #create}). */
+    @SuppressWarnings("unused")
+    private ExclusiveUse sourceClaim;
+
+    /**
+     * @param notes receives one line per option that was adjusted or ignored (threads capped, dev/suid for a
+     *              user), for the caller to print
+     * @throws IllegalArgumentException naming the first bad or unknown option
+     */
+    MountSpec(Filesystems.Kind fs, String source, Path mountpoint, List<String> optionArgs, int threads,
+              TransportKind transport, VolumeCliOptions volume, Consumer<String> notes) {
+        this.fs = fs;
+        this.source = source;
+        this.mountpoint = mountpoint;
+        this.volume = volume;
+        if (threads > MountOptions.MAX_THREADS) {
+            notes.accept("--threads " + threads + " capped at " + MountOptions.MAX_THREADS + " (more readers than "
+                    + "requests in flight only cost memory: each holds a max_write buffer)");
+            threads = MountOptions.MAX_THREADS;
+        }
+        List<String> opts = split(optionArgs);
+        opts = switch (fs) {
+            case memfs -> {
+                if (volume.size != null) opts.addFirst("size=" + volume.size);
+                yield TmpfsOptions.apply(memfs, opts);
+            }
+            case volume -> takeVolume(opts);
+            case passthrough -> takePassthrough(opts);
+        };
+        if (Libc.getuid() != 0) {
+            for (String p : List.of("dev", "suid")) {
+                if (opts.remove(p)) notes.accept("option " + p + " ignored: only root may mount with dev or suid "
+                        + "(fusermount3 ignores it too); the mount is nodev,nosuid");
+            }
+        }
+        MountOptions o = MountOptions.defaults().withTransport(transport).withThreads(threads).withSubtype(fs.subtype())
+                .withFsName(source == null ? fs.subtype() : source);
+        // a volume is a block device's backend: its serving threads must be I/O flushers (MountOptions.ioFlusher)
+        if (fs == Filesystems.Kind.volume) o = o.withIoFlusher(true);
+        this.options = o.withOptions(String.join(",", opts)).checked();
+    }
+
+    /**
+     * The filesystem, created now (a volume opens or creates its image). A volume claims its image and a
+     * passthrough server its source directory for the life of the process: exclusively when read-write,
+     * shared when read-only (-o ro), so a second server is refused with a line naming the holder.
+     */
+    LowLevelFileSystem create() throws IOException {
+        if (fs == Filesystems.Kind.passthrough && source != null && Files.isDirectory(Path.of(source))) {
+            sourceClaim = ExclusiveUse.claim(Path.of(source), options.readOnly(), "passthrough source");
+        }
+        return switch (fs) {
+            case memfs -> {
+                if (source != null && !source.equals("memfs")) {
+                    throw new IllegalArgumentException("memfs takes no source, only a mount point");
+                }
+                yield new MemFs(memfs.build());
+            }
+            case volume -> volume.create(source, options.readOnly());
+            case passthrough -> Filesystems.passthrough(source, volume.passthrough);
+        };
+    }
+
+    /** How many entries the mount point holds (they are hidden while mounted), or 0. */
+    static long entries(Path mountpoint) {
+        try (Stream<Path> s = Files.list(mountpoint)) {
+            return s.count();
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    private List<String> takeVolume(List<String> opts) {
+        List<String> rest = new ArrayList<>();
+        for (String opt : opts) {
+            int eq = opt.indexOf('=');
+            String key = eq < 0 ? opt : opt.substring(0, eq), val = eq < 0 ? null : opt.substring(eq + 1);
+            if (!VOLUME_KEYS.contains(key)) {
+                rest.add(opt);
+                continue;
+            }
+            switch (key) {
+                case "create" -> volume.create = true;
+                case "resizable" -> volume.resizable = true;
+                case "size" -> volume.size = need(key, val);
+                case "passthrough" -> volume.passthrough = need(key, val);
+                case "io" -> volume.io = need(key, val);
+                case "rings" -> volume.rings = Integer.parseInt(need(key, val));
+                default -> throw new IllegalStateException(key);
+            }
+        }
+        return rest;
+    }
+
+    private List<String> takePassthrough(List<String> opts) {
+        List<String> rest = new ArrayList<>();
+        for (String opt : opts) {
+            if (opt.startsWith("passthrough=")) volume.passthrough = opt.substring("passthrough=".length());
+            else rest.add(opt);
+        }
+        return rest;
+    }
+
+    private static String need(String key, String val) {
+        if (val == null || val.isEmpty()) throw new IllegalArgumentException("mount option " + key + " needs a value: " + key + "=...");
+        return val;
+    }
+
+    private static List<String> split(List<String> optionArgs) {
+        List<String> out = new ArrayList<>();
+        for (String arg : optionArgs) {
+            Arrays.stream(arg.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(out::add);
+        }
+        return out;
+    }
+}
