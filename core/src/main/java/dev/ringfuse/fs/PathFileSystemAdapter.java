@@ -59,6 +59,11 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
     }
 
     @Override
+    public boolean checksPermissions() {
+        return fs.checksPermissions();
+    }
+
+    @Override
     public void init(InitContext init) {
         init.want(Capability.ASYNC_READ);
         init.want(Capability.READDIRPLUS);

@@ -194,7 +194,8 @@ public final class Session {
             }
             return;
         }
-        Negotiation n = new Negotiation(i.minor(), i.flags(), options.maxWrite(), notifier);
+        Negotiation n = new Negotiation(i.minor(), i.flags(), options.maxWrite(), notifier)
+                .defaultPermissions(options.defaultPermissions());
         try {
             fs.init(n);
             hooks.beforeReply(n);

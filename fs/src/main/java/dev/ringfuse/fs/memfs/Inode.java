@@ -70,6 +70,11 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
 
     synchronized int mode() { return mode; }
 
+    /** Mode, owner and group for a permission check, read together. */
+    synchronized dev.ringfuse.access.Subject subject() {
+        return new dev.ringfuse.access.Subject(mode, uid, gid);
+    }
+
     synchronized int uid() { return uid; }
 
     synchronized int gid() { return gid; }
