@@ -42,6 +42,8 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
     private final AtomicLong nextFh = new AtomicLong(1);
     /** Set once in init. With the writeback cache the kernel decides offsets, O_APPEND included. */
     volatile boolean writeback;
+    /** Set once in init: invalidates cached attributes after a privilege kill the reply cannot carry. */
+    volatile dev.ringfuse.lowlevel.Notifier notifier;
     /** Set once in init: no default_permissions, so memfs checks each request ({@link Guard}). */
     volatile boolean enforce;
 
@@ -121,15 +123,45 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         } finally {
             l.unlock();
         }
+        int mode = f.mode();
         if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges(inGroup(ctx, f.gid()), table.limits);
         else f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         f.modified(Timespec.now());
+        if (f.mode() != mode) dropCachedAttributes(f);
         reply.count(n);
     }
 
     /** Whether the caller is in group {@code gid}, supplementary groups included; root counts as a member. */
     static boolean inGroup(RequestContext ctx, int gid) {
         return ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(gid);
+    }
+
+    /**
+     * fallocate and copy_file_range change a file as a write does, but the kernel sends no kill flag with
+     * them (it does with HANDLE_KILLPRIV_V2 only for write, truncate and chown): memfs applies
+     * file_remove_privs itself, with root standing for CAP_FSETID.
+     */
+    private void modifiedBy(RequestContext ctx, FileNode f) {
+        int mode = f.mode();
+        if (ctx.uid() != 0 && (mode & 06000) != 0) f.dropSetIds(inGroup(ctx, f.gid()));
+        f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
+        if (f.mode() != mode) dropCachedAttributes(f);
+    }
+
+    /**
+     * The mode changed as a side effect and the reply carries no attributes (write, fallocate,
+     * copy_file_range): without this the kernel would go on showing the old set-ID bits, to stat's mode-only
+     * statx and to exec, until the attribute timeout. Attribute-only (offset -1): the kernel takes no inode
+     * or page lock for it, so it is safe from the handler of the request that caused it, before the reply.
+     */
+    void dropCachedAttributes(Inode n) {
+        dev.ringfuse.lowlevel.Notifier nt = notifier;
+        if (nt == null) return;
+        try {
+            nt.invalInode(n.ino, -1, 0);
+        } catch (java.io.IOException e) {
+            System.getLogger("dev.ringfuse.fs.memfs").log(System.Logger.Level.DEBUG, "invalInode " + n.ino + ": " + e.getMessage());
+        }
     }
 
     @Override
@@ -189,6 +221,7 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         Timespec now = Timespec.now();
         if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0) f.modified(now);
         else f.changed(now);
+        modifiedBy(ctx, f);
         reply.ok();
     }
 
@@ -247,7 +280,10 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
             done += w;
             if (w < n) break;
         }
-        if (done > 0) dst.modified(Timespec.now());
+        if (done > 0) {
+            dst.modified(Timespec.now());
+            modifiedBy(ctx, dst);
+        }
         reply.count(done);
     }
 }

@@ -104,6 +104,15 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
         xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, space);
     }
 
+    /**
+     * should_remove_suid for a caller without CAP_FSETID, decided here (no kernel flag): set-user-ID goes;
+     * set-group-ID goes when group-executable or when the caller is outside the file's group.
+     */
+    synchronized void dropSetIds(boolean callerInGroup) {
+        mode &= ~04000;
+        if ((mode & 010) != 0 || !callerInGroup) mode &= ~02000;
+    }
+
     synchronized void addLinks(int delta) { nlink += delta; }
 
     synchronized void setLinks(int n) { nlink = n; }

@@ -130,6 +130,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     @Override
     public void init(InitContext init) {
         enforce = !init.defaultPermissions();
+        notifier = init.notifier();
         // the kernel then checks search permission nowhere: a cached name would let anyone walk through a
         // directory someone else looked up, so every path walk asks again (and is checked in lookup)
         entryNanos = enforce ? 0 : options.entryTimeout().toNanos();
