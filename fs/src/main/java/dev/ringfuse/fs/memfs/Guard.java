@@ -66,10 +66,6 @@ final class Guard {
         Permissions.checkXattr(caller, n.subject(), name, write);
     }
 
-    boolean listable(String name) {
-        return Permissions.listable(caller, name);
-    }
-
     /**
      * Checks a setattr and returns the permission bits chmod may store (the requested ones, less S_ISGID
      * for a caller outside the group), or -1 without a mode change. A truncation through a handle open for
