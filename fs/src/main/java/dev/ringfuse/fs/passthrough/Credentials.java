@@ -45,6 +45,8 @@ final class Credentials implements AutoCloseable {
     /** Switches the thread's filesystem ids and groups to the caller's, if we may and they differ. */
     static Credentials of(RequestContext ctx) {
         if (!ROOT || (ctx.uid() == 0 && ctx.gid() == 0)) return NONE;
+        // an id the kernel could not map: setfsuid(-1) would leave the thread root, so refuse instead
+        if (ctx.uid() == -1 || ctx.gid() == -1) throw new FuseException(Errno.EACCES);
         int[] groups = null;
         if (ctx.uid() != 0) { // root's checks do not depend on its groups
             groups = Caller.of(ctx).groups();
