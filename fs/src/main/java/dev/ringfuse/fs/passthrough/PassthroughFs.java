@@ -200,7 +200,7 @@ public final class PassthroughFs extends FileIo {
 
     @Override
     public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
-        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx, enforce)) {
             check(PosixCalls.unlinkat(inodes.get(parent).fd, name(a, name), 0));
         }
         reply.ok();
@@ -208,7 +208,7 @@ public final class PassthroughFs extends FileIo {
 
     @Override
     public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
-        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx, enforce)) {
             check(PosixCalls.unlinkat(inodes.get(parent).fd, name(a, name), PosixCalls.AT_REMOVEDIR));
         }
         reply.ok();
@@ -216,7 +216,7 @@ public final class PassthroughFs extends FileIo {
 
     @Override
     public void rename(RequestContext ctx, long parent, String name, long newParent, String newName, int flags, StatusReply reply) {
-        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx, enforce)) {
             check(PosixCalls.renameat2(inodes.get(parent).fd, name(a, name), inodes.get(newParent).fd, name(a, newName), flags));
         }
         reply.ok();
@@ -227,7 +227,7 @@ public final class PassthroughFs extends FileIo {
         Inode p = inodes.get(newParent);
         // through the magic link, as libfuse's passthrough does: linkat(AT_EMPTY_PATH) would need
         // CAP_DAC_READ_SEARCH, which the caller's credentials do not have
-        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx, enforce)) {
             check(PosixCalls.linkat(AT_FDCWD, a.allocateFrom(inodes.get(nodeid).procPath()), p.fd, name(a, newName),
                     PosixCalls.AT_SYMLINK_FOLLOW));
         }
