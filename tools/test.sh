@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command (`./ringfuse test`): installs what the tests need, enables FUSE-over-io_uring,
 # runs every module's tests on real mounts, then the external suites (pjdfstest, go-fuse posixtest)
-# against memfs and passthrough (kernel passthrough on and off), and ends with one summary line.
+# against memfs and passthrough (kernel passthrough on and off), each with and without default_permissions,
+# and ends with one summary line.
 #   --no-external   skip the external suites
 #   --no-bench      skip the smoke run of the fio benchmark harness
 #   --no-examples   skip examples/run.sh (install into target/examples-m2, build and run the examples)
@@ -101,15 +102,19 @@ log "java tests: $((java_tests - java_failed - java_skipped)) passed, $java_fail
 
 # --- external suites against memfs and passthrough (kernel passthrough on and off) -----------------
 ext_passed=0; ext_failed=0; ext_status=0
-run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off]
-  local transport=$1 fs=${2:-memfs} mnt server pid rc=0 src= args
+run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off] [variant: dp, nodp]
+  local transport=$1 fs=${2:-memfs} variant=${3:-dp} mnt server pid rc=0 src= args opts=allow_other label
+  # nodp: no_default_permissions, the filesystem checks every permission itself (memfs, passthrough as
+  # the caller); the suites switch users, so they see whether it does
+  [ "$variant" = nodp ] && opts=allow_other,no_default_permissions
+  label=$fs-$transport; [ "$variant" = nodp ] && label=$label-nodp
   mnt=$(mktemp -d /tmp/ringfuse-ext-XXXXXX)
-  server=$LOGDIR/$fs-$transport.log
+  server=$LOGDIR/$label.log
   case $fs in # passthrough mirrors a fresh source directory on tmpfs, kernel passthrough on or off
     passthrough-*) src=$(mktemp -d /dev/shm/ringfuse-src-XXXXXX); chmod 755 "$src"; args=(passthrough "$src" "$mnt" --passthrough "${fs#passthrough-}") ;;
     *) args=("$fs" "$mnt") ;;
   esac
-  "$RINGFUSE_HOME/ringfuse" mount "${args[@]}" --transport "$transport" -o allow_other >"$server" 2>&1 &
+  "$RINGFUSE_HOME/ringfuse" mount "${args[@]}" --transport "$transport" -o "$opts" >"$server" 2>&1 &
   pid=$!
   for _ in $(seq 1 120); do grep -q "mounted at" "$server" && break; kill -0 $pid 2>/dev/null || break; sleep 0.5; done
   if ! grep -q "mounted at" "$server"; then
@@ -118,10 +123,10 @@ run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off
   fi
   mkdir -p "$mnt/pjd" "$mnt/posix"
   local out
-  out=$(suites/pjdfstest.sh --max-failures "${PJD_MAX_FAILURES:-0}" "$mnt/pjd" "$fs-$transport") || rc=$?
+  out=$(suites/pjdfstest.sh --max-failures "${PJD_MAX_FAILURES:-0}" "$mnt/pjd" "$label") || rc=$?
   echo "$out" | tail -5
   tally "$out"
-  out=$(POSIXTEST_SKIP=FcntlFlockLocksFile suites/posixtest.sh --max-failures "${POSIX_MAX_FAILURES:-0}" "$mnt/posix" "$fs-$transport") || rc=$?
+  out=$(POSIXTEST_SKIP=FcntlFlockLocksFile suites/posixtest.sh --max-failures "${POSIX_MAX_FAILURES:-0}" "$mnt/posix" "$label") || rc=$?
   echo "$out" | tail -5
   tally "$out"
   kill -TERM $pid; wait $pid || true
@@ -140,8 +145,12 @@ tally() {
 if [ $external = 1 ]; then
   for t in ${RINGFUSE_TRANSPORTS:-dev uring}; do
     for f in ${RINGFUSE_EXTERNAL_FS:-memfs passthrough-on passthrough-off}; do
-      log "external suites on $f, transport $t"
-      run_external "$t" "$f"
+      # every filesystem twice: with default_permissions (the kernel checks) and without (it checks);
+      # a run of both suites takes about 20 s
+      for v in ${RINGFUSE_EXTERNAL_VARIANTS:-dp nodp}; do
+        log "external suites on $f, transport $t, $([ "$v" = nodp ] && echo no_default_permissions || echo default_permissions)"
+        run_external "$t" "$f" "$v"
+      done
     done
   done
 fi

@@ -9,6 +9,7 @@ module dev.ringfuse {
     exports dev.ringfuse;
     exports dev.ringfuse.lowlevel;
     exports dev.ringfuse.fs;
+    exports dev.ringfuse.access;
     // internal packages, open to the project's own modules only
     exports dev.ringfuse.sys to dev.ringfuse.fs, dev.ringfuse.testkit, dev.ringfuse.cli;
     exports dev.ringfuse.stats to dev.ringfuse.cli;

@@ -45,6 +45,14 @@ public interface PathFileSystem {
     /** INIT: the adapter has chosen its capabilities; add or remove your own. */
     default void init(InitContext init) {}
 
+    /**
+     * Whether this filesystem checks permissions itself on mounts without default_permissions (see
+     * {@link dev.ringfuse.lowlevel.LowLevelFileSystem#checksPermissions()}); {@link #caller()} says who asks,
+     * and {@code dev.ringfuse.access.Permissions} has the kernel's rules ({@code Caller.of(caller())}).
+     * Default false: such a filesystem cannot be mounted with allow_other and no_default_permissions.
+     */
+    default boolean checksPermissions() { return false; }
+
     /** The session ended. */
     default void destroy() {}
 

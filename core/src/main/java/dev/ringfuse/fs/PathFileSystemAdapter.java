@@ -59,6 +59,11 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
     }
 
     @Override
+    public boolean checksPermissions() {
+        return fs.checksPermissions();
+    }
+
+    @Override
     public void init(InitContext init) {
         init.want(Capability.ASYNC_READ);
         init.want(Capability.READDIRPLUS);
@@ -138,7 +143,9 @@ public final class PathFileSystemAdapter extends NamespaceCalls implements LowLe
 
     @Override
     public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
-        read(ctx, () -> reply.names(fs.listxattr(nodes.path(nodeid))));
+        // the kernel passes a server's list on as it is: trusted.* names are root's, as on a local filesystem
+        read(ctx, () -> reply.names(fs.listxattr(nodes.path(nodeid)).stream()
+                .filter(n -> dev.ringfuse.access.Permissions.listable(dev.ringfuse.access.Caller.of(ctx), n)).toList()));
     }
 
     @Override

@@ -23,6 +23,13 @@ public interface InitContext {
         return true;
     }
 
+    /**
+     * Whether the mount has {@code default_permissions}: the kernel checks mode bits and ownership before a
+     * request reaches the filesystem. When false, a filesystem that {@linkplain
+     * LowLevelFileSystem#checksPermissions() checks permissions} must do so for every request.
+     */
+    default boolean defaultPermissions() { return true; }
+
     /** The largest write the kernel may send, in bytes (default 1 MiB). */
     int maxWrite();
 

@@ -20,6 +20,14 @@ public interface LowLevelFileSystem {
     /** Called once the kernel's INIT arrives, before any other request: choose capabilities here. */
     default void init(InitContext init) {}
 
+    /**
+     * Whether this filesystem enforces POSIX permissions itself on every request when the mount has no
+     * {@code default_permissions} (see {@link dev.ringfuse.access.Permissions}). {@link dev.ringfuse.Fuse#mount}
+     * refuses {@code allow_other} without {@code default_permissions} unless this is true: nobody would
+     * check anything, and every user could read, write and chmod every file. Default: false.
+     */
+    default boolean checksPermissions() { return false; }
+
     /** Called once when the session ends (unmount, or the server is closed). */
     default void destroy() {}
 

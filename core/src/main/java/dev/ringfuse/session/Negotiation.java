@@ -31,6 +31,7 @@ final class Negotiation implements InitContext {
     private int timeGran = 1;
     private int maxBackground = 64;
     private int maxStackDepth = 1;
+    private boolean defaultPermissions = true;
 
     Negotiation(int kernelMinor, long offeredFlags, int maxWrite, Notifier notifier) {
         this.kernelMinor = kernelMinor;
@@ -48,6 +49,12 @@ final class Negotiation implements InitContext {
     @Override public Set<Capability> wanted() { return wanted; }
     @Override public int maxWrite() { return maxWrite; }
     @Override public Notifier notifier() { return notifier; }
+    @Override public boolean defaultPermissions() { return defaultPermissions; }
+
+    Negotiation defaultPermissions(boolean on) {
+        defaultPermissions = on;
+        return this;
+    }
 
     @Override
     public void maxWrite(int bytes) {

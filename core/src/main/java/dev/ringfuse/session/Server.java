@@ -42,6 +42,7 @@ public final class Server implements InitHooks {
         if (options.transport() == TransportKind.URING && uringUnavailable != null) {
             throw new MountException("cannot use the io_uring transport: " + uringUnavailable, 95);
         }
+        refuseUnchecked(fs, options);
         Path mnt = Mounter.check(mountpoint);
         MountMethod method = Mounter.resolve(options.method());
         int fd;
@@ -69,6 +70,18 @@ public final class Server implements InitHooks {
             event.commit();
         }
         return m;
+    }
+
+    /**
+     * allow_other without default_permissions leaves every check to the filesystem: refuse one that does
+     * not say it makes them, before anything is mounted.
+     */
+    static void refuseUnchecked(LowLevelFileSystem fs, MountOptions options) throws MountException {
+        if (!options.allowOther() || options.defaultPermissions() || fs.checksPermissions()) return;
+        throw new MountException("refusing to mount " + fs.getClass().getSimpleName()
+                + " with allow_other and no_default_permissions: it does not check permissions itself"
+                + " (LowLevelFileSystem.checksPermissions), so every user could read, write and chmod every file;"
+                + " mount with default_permissions, or without allow_other", 1);
     }
 
     private Mount serve(Path mnt, LowLevelFileSystem fs, MountMethod method) throws MountException {

@@ -252,7 +252,8 @@ public final class Session implements RequestHandler {
             }
             return;
         }
-        Negotiation n = new Negotiation(i.minor(), i.flags(), options.maxWrite(), notifier);
+        Negotiation n = new Negotiation(i.minor(), i.flags(), options.maxWrite(), notifier)
+                .defaultPermissions(options.defaultPermissions());
         InitEvent event = new InitEvent();
         event.begin();
         try {

@@ -16,8 +16,14 @@ abstract class MemFsScenarios extends PosixScenarios {
 
     /** The mount for {@code transport}: memfs with allow_other (the suite runs steps as other users). */
     static FuseMount memfs(TransportKind transport) {
+        return memfs(transport, true);
+    }
+
+    /** As {@link #memfs(TransportKind)}; without default_permissions memfs checks every permission itself. */
+    static FuseMount memfs(TransportKind transport, boolean defaultPermissions) {
         FuseMount m = FuseMount.of(MemFs::new)
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport))
+                .options(MountOptions.defaults().withAllowOther(true).withDefaultPermissions(defaultPermissions)
+                        .withTransport(transport))
                 .timeout(Duration.ofMinutes(3))
                 .freshDirectories(false); // PosixScenarios makes its own
         return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(ENABLE_URING, "1")) : m;

@@ -19,8 +19,13 @@ abstract class PathMemFsScenarios extends PosixScenarios {
 
     /** A mount for the suite: allow_other (steps run as other users), 3 min, io_uring enabled when asked for. */
     static FuseMount suiteMount(Supplier<? extends LowLevelFileSystem> fs, TransportKind transport) {
+        return suiteMount(fs, transport, true);
+    }
+
+    static FuseMount suiteMount(Supplier<? extends LowLevelFileSystem> fs, TransportKind transport, boolean defaultPermissions) {
         FuseMount m = FuseMount.of(fs)
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport))
+                .options(MountOptions.defaults().withAllowOther(true).withDefaultPermissions(defaultPermissions)
+                        .withTransport(transport))
                 .timeout(Duration.ofMinutes(3))
                 .freshDirectories(false); // PosixScenarios makes its own
         return transport == TransportKind.URING

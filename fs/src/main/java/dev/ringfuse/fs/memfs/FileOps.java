@@ -20,7 +20,7 @@ import java.util.concurrent.locks.Lock;
  * The half of {@link MemFs} that works on bytes; the other half works on names.
  */
 abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
-    static final int O_TRUNC = 01000, O_APPEND = 02000;
+    static final int O_ACCMODE = 3, O_TRUNC = 01000, O_APPEND = 02000;
     static final int FALLOC_FL_KEEP_SIZE = 1, FALLOC_FL_PUNCH_HOLE = 2, FALLOC_FL_ZERO_RANGE = 16;
     static final int SEEK_DATA = 3, SEEK_HOLE = 4;
     static final int WRITE_KILL_SUIDGID = 4;
@@ -29,8 +29,11 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
     /** ... through a buffer this large, so that no lock is held across two files. */
     private static final int COPY_PIECE = 1 << 20;
 
-    /** What an open file remembers: only O_APPEND matters, everything else the kernel enforces. */
-    private record Handle(FileNode node, boolean append) {}
+    /**
+     * What an open file remembers: O_APPEND, and whether it may write (a truncation through a read-only
+     * open is an O_TRUNC that needs write permission, see {@link Guard#setattr}).
+     */
+    private record Handle(FileNode node, boolean append, boolean writable) {}
 
     final InodeTable table;
     final long attrNanos;
@@ -39,6 +42,10 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
     private final AtomicLong nextFh = new AtomicLong(1);
     /** Set once in init. With the writeback cache the kernel decides offsets, O_APPEND included. */
     volatile boolean writeback;
+    /** Set once in init: invalidates cached attributes after a privilege kill the reply cannot carry. */
+    volatile dev.ringfuse.lowlevel.Notifier notifier;
+    /** Set once in init: no default_permissions, so memfs checks each request ({@link Guard}). */
+    volatile boolean enforce;
 
     FileOps(InodeTable table, int chunkSize, long attrNanos) {
         this.table = table;
@@ -52,7 +59,7 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
 
     long openHandle(FileNode f, int flags) {
         long fh = nextFh.getAndIncrement();
-        handles.put(fh, new Handle(f, !writeback && (flags & O_APPEND) != 0));
+        handles.put(fh, new Handle(f, !writeback && (flags & O_APPEND) != 0, (flags & O_ACCMODE) != 0));
         return fh;
     }
 
@@ -65,9 +72,22 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
 
     void closeAllHandles() { handles.clear(); }
 
+    /** Whether the open file {@code fh} was opened for writing. */
+    boolean writable(long fh) {
+        Handle h = handles.get(fh);
+        return h != null && h.writable();
+    }
+
+    /** This request's permission checks, or null when the kernel makes them (default_permissions). */
+    Guard guard(RequestContext ctx) {
+        return enforce ? new Guard(ctx) : null;
+    }
+
     @Override
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         FileNode f = table.file(nodeid);
+        Guard g = guard(ctx);
+        if (g != null) g.open(f, flags);
         // only with ATOMIC_O_TRUNC, which MemFs.init does not ask for (see there); like tmpfs, the times change
         // even if the file was empty
         if ((flags & O_TRUNC) != 0) truncate(f, 0, Timespec.now());
@@ -103,14 +123,45 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         } finally {
             l.unlock();
         }
-        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges(inGroup(ctx, f), table.limits);
+        int mode = f.mode();
+        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges(inGroup(ctx, f.gid()), table.limits);
         else f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         f.modified(Timespec.now());
+        if (f.mode() != mode) dropCachedAttributes(f);
         reply.count(n);
     }
 
-    static boolean inGroup(RequestContext ctx, Inode n) {
-        return ctx.uid() == 0 || ctx.gid() == n.gid();
+    /** Whether the caller is in group {@code gid}, supplementary groups included; root counts as a member. */
+    static boolean inGroup(RequestContext ctx, int gid) {
+        return ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(gid);
+    }
+
+    /**
+     * fallocate and copy_file_range change a file as a write does, but the kernel sends no kill flag with
+     * them (it does with HANDLE_KILLPRIV_V2 only for write, truncate and chown): memfs applies
+     * file_remove_privs itself, with root standing for CAP_FSETID.
+     */
+    private void modifiedBy(RequestContext ctx, FileNode f) {
+        int mode = f.mode();
+        if (ctx.uid() != 0 && (mode & 06000) != 0) f.dropSetIds(inGroup(ctx, f.gid()));
+        f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
+        if (f.mode() != mode) dropCachedAttributes(f);
+    }
+
+    /**
+     * The mode changed as a side effect and the reply carries no attributes (write, fallocate,
+     * copy_file_range): without this the kernel would go on showing the old set-ID bits, to stat's mode-only
+     * statx and to exec, until the attribute timeout. Attribute-only (offset -1): the kernel takes no inode
+     * or page lock for it, so it is safe from the handler of the request that caused it, before the reply.
+     */
+    void dropCachedAttributes(Inode n) {
+        dev.ringfuse.lowlevel.Notifier nt = notifier;
+        if (nt == null) return;
+        try {
+            nt.invalInode(n.ino, -1, 0);
+        } catch (java.io.IOException e) {
+            System.getLogger("dev.ringfuse.fs.memfs").log(System.Logger.Level.DEBUG, "invalInode " + n.ino + ": " + e.getMessage());
+        }
     }
 
     @Override
@@ -170,6 +221,7 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         Timespec now = Timespec.now();
         if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0) f.modified(now);
         else f.changed(now);
+        modifiedBy(ctx, f);
         reply.ok();
     }
 
@@ -228,7 +280,10 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
             done += w;
             if (w < n) break;
         }
-        if (done > 0) dst.modified(Timespec.now());
+        if (done > 0) {
+            dst.modified(Timespec.now());
+            modifiedBy(ctx, dst);
+        }
         reply.count(done);
     }
 }

@@ -70,6 +70,11 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
 
     synchronized int mode() { return mode; }
 
+    /** Mode, owner and group for a permission check, read together. */
+    synchronized dev.ringfuse.access.Subject subject() {
+        return new dev.ringfuse.access.Subject(mode, uid, gid);
+    }
+
     synchronized int uid() { return uid; }
 
     synchronized int gid() { return gid; }
@@ -97,6 +102,15 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
             if ((mode & 02010) == 02010 || !suid || !callerInGroup) mode &= ~02000;
         }
         xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, space);
+    }
+
+    /**
+     * should_remove_suid for a caller without CAP_FSETID, decided here (no kernel flag): set-user-ID goes;
+     * set-group-ID goes when group-executable or when the caller is outside the file's group.
+     */
+    synchronized void dropSetIds(boolean callerInGroup) {
+        mode &= ~04000;
+        if ((mode & 010) != 0 || !callerInGroup) mode &= ~02000;
     }
 
     synchronized void addLinks(int delta) { nlink += delta; }

@@ -102,7 +102,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     private final Options options;
     private final Namespace ns;
-    private final long entryNanos;
+    /** Set again in init: 0 when memfs checks permissions (see {@link #init}). */
+    private volatile long entryNanos;
 
     public MemFs() {
         this(Options.defaults());
@@ -129,8 +130,19 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         }
     }
 
+    /** memfs checks every request itself when the mount has no default_permissions ({@link Guard}). */
+    @Override
+    public boolean checksPermissions() {
+        return true;
+    }
+
     @Override
     public void init(InitContext init) {
+        enforce = !init.defaultPermissions();
+        notifier = init.notifier();
+        // the kernel then checks search permission nowhere: a cached name would let anyone walk through a
+        // directory someone else looked up, so every path walk asks again (and is checked in lookup)
+        entryNanos = enforce ? 0 : options.entryTimeout().toNanos();
         // not ATOMIC_O_TRUNC: with it the truncation reaches us inside OPEN, before the kernel's own
         // write-access check, so opening a running executable with O_TRUNC would fail with ETXTBSY after
         // its contents were already gone. Without it the kernel truncates through setattr after the check.
@@ -157,6 +169,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     @Override
     public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
         // open_by_handle_at of an evicted inode arrives as "." looked up in the node itself, of any type
+        Guard g = guard(ctx);
+        if (g != null && !name.equals(".")) g.search(table.dir(parent));
         Inode n = name.equals(".") ? ns.lookupSelf(table.get(parent)) : ns.lookup(table.dir(parent), name);
         if (n != null) reply.entry(entry(n));
         else if (entryNanos > 0) reply.negative(entryNanos);
@@ -170,7 +184,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void mknod(RequestContext ctx, long parent, String name, int mode, int rdev, EntryReply reply) {
-        DirNode dir = table.dir(parent);
+        DirNode dir = added(ctx, parent);
         int type = mode & Attr.S_IFMT;
         int uid = ctx.uid(), gid = newGid(ctx, dir);
         Inode n = switch (type) {
@@ -184,7 +198,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
-        DirNode dir = table.dir(parent);
+        DirNode dir = added(ctx, parent);
         // a setgid directory hands its group, and its setgid bit, down to new subdirectories
         int m = (dir.mode() & S_ISGID) != 0 ? mode | S_ISGID : mode;
         int uid = ctx.uid(), gid = newGid(ctx, dir);
@@ -193,7 +207,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void symlink(RequestContext ctx, long parent, String name, String target, EntryReply reply) {
-        DirNode dir = table.dir(parent);
+        DirNode dir = added(ctx, parent);
         byte[] t = FileNames.encode(target);
         if (t.length == 0) throw new FuseException(Errno.ENOENT);
         if (t.length >= Limits.PATH_MAX) throw new FuseException(Errno.ENAMETOOLONG);
@@ -217,13 +231,13 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
-        ns.unlink(table.dir(parent), name);
+        ns.unlink(table.dir(parent), name, guard(ctx));
         reply.ok();
     }
 
     @Override
     public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
-        ns.rmdir(table.dir(parent), name);
+        ns.rmdir(table.dir(parent), name, guard(ctx));
         reply.ok();
     }
 
@@ -233,20 +247,22 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode from = table.dir(parent);
         int uid = ctx.uid(), gid = newGid(ctx, from);
         ns.rename(from, name, table.dir(newParent), newName, flags,
-                ino -> new SpecialNode(ino, Attr.S_IFCHR, uid, gid, 0));
+                ino -> new SpecialNode(ino, Attr.S_IFCHR, uid, gid, 0), guard(ctx));
         reply.ok();
     }
 
     @Override
     public void link(RequestContext ctx, long nodeid, long newParent, String newName, EntryReply reply) {
         Inode n = table.get(nodeid);
+        Guard g = guard(ctx);
+        if (g != null) g.link(n, table.dir(newParent));
         ns.link(n, table.dir(newParent), newName);
         reply.entry(entry(n));
     }
 
     @Override
     public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
-        DirNode dir = table.dir(parent);
+        DirNode dir = added(ctx, parent);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
         FileNode f = ns.create(dir, name, ino -> newFile(ino, mode, uid, gid, 1));
         reply.created(entry(f), openHandle(f, flags), openFlags());
@@ -254,7 +270,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
-        DirNode dir = table.dir(parent);
+        DirNode dir = added(ctx, parent);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
         FileNode f = ns.createUnnamed(dir, ino -> newFile(ino, mode, uid, gid, 0));
         reply.created(entry(f), openHandle(f, flags), openFlags());
@@ -264,7 +280,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
-        table.dir(nodeid);
+        DirNode d = table.dir(nodeid);
+        Guard g = guard(ctx);
+        if (g != null) g.opendir(d);
         reply.open(0, 0);
     }
 
@@ -332,13 +350,15 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     @Override
     public void setattr(RequestContext ctx, long nodeid, SetAttr s, AttrReply reply) {
         Inode n = table.get(nodeid);
+        Guard g = guard(ctx);
+        int mode = g == null ? s.mode() : g.setattr(n, s, s.hasFh() && writable(s.fh()));
         Timespec now = Timespec.now();
-        boolean member = inGroup(ctx, n); // of the group before a chown, as the kernel judges it
+        int oldGid = n.gid(); // membership counts for the group before a chown, as the kernel judges it
         if (s.hasSize()) truncate(n, s.size(), now);
-        if (s.hasMode()) n.chmod(s.mode());
+        if (s.hasMode()) n.chmod(mode);
         if (s.hasUid() || s.hasGid()) n.chown(s.hasUid() ? s.uid() : n.uid(), s.hasGid() ? s.gid() : n.gid());
         // the kernel asks for the kill on truncate by a caller without CAP_FSETID and on every chown
-        if (s.killSuidGid() && !n.isDir()) n.killPrivileges(member, table.limits);
+        if (s.killSuidGid() && !n.isDir()) n.killPrivileges(inGroup(ctx, oldGid), table.limits);
         else if ((s.hasSize() || s.hasUid() || s.hasGid()) && !n.isDir()) {
             n.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         }
@@ -351,17 +371,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void access(RequestContext ctx, long nodeid, int mask, StatusReply reply) {
-        Attr a = table.get(nodeid).attr();
-        int want = mask & 7;
-        boolean ok;
-        if (ctx.uid() == 0) {
-            // root may read and write anything, and execute what anyone may execute (or search any directory)
-            ok = (want & 1) == 0 || a.isDirectory() || (a.mode() & 0111) != 0;
-        } else {
-            int shift = ctx.uid() == a.uid() ? 6 : ctx.gid() == a.gid() ? 3 : 0;
-            ok = ((a.mode() >> shift) & want) == want;
-        }
-        if (ok) reply.ok();
+        // only sent without default_permissions; the same rules as every other check, supplementary groups too
+        if (new Guard(ctx).access(table.get(nodeid), mask)) reply.ok();
         else reply.error(Errno.EACCES);
     }
 
@@ -381,6 +392,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
         XattrMap.checkNamespace(name);
         Inode n = table.get(nodeid);
+        Guard g = guard(ctx);
+        if (g != null) g.xattr(n, name, true);
         n.xattrs.set(name, value.toArray(ValueLayout.JAVA_BYTE), flags, table.limits);
         n.changed(Timespec.now());
         reply.ok();
@@ -389,24 +402,39 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     @Override
     public void getxattr(RequestContext ctx, long nodeid, String name, int size, XattrReply reply) {
         XattrMap.checkNamespace(name);
-        reply.value(table.get(nodeid).xattrs.get(name));
+        Inode n = table.get(nodeid);
+        Guard g = guard(ctx);
+        if (g != null) g.xattr(n, name, false);
+        reply.value(n.xattrs.get(name));
     }
 
     @Override
     public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
-        reply.names(table.get(nodeid).xattrs.names());
+        // the kernel passes our list on unfiltered, default_permissions or not: trusted.* names are root's
+        java.util.List<String> names = table.get(nodeid).xattrs.names();
+        reply.names(ctx.uid() == 0 ? names : names.stream().filter(n -> !n.startsWith("trusted.")).toList());
     }
 
     @Override
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
         XattrMap.checkNamespace(name);
         Inode n = table.get(nodeid);
+        Guard g = guard(ctx);
+        if (g != null) g.xattr(n, name, true);
         n.xattrs.remove(name, table.limits);
         n.changed(Timespec.now());
         reply.ok();
     }
 
     // ---- helpers -----------------------------------------------------------------------------------------
+
+    /** The directory {@code parent}, in which the caller may add a name. */
+    private DirNode added(RequestContext ctx, long parent) {
+        DirNode dir = table.dir(parent);
+        Guard g = guard(ctx);
+        if (g != null) g.add(dir);
+        return dir;
+    }
 
     private Entry entry(Inode n) {
         return new Entry(n.ino, table.generation, n.attr(), entryNanos, attrNanos);

@@ -113,22 +113,24 @@ final class Namespace {
         }
     }
 
-    void unlink(DirNode dir, String name) {
-        remove(dir, name, false);
+    /** {@code guard}: the caller's permission checks, null when the kernel made them (default_permissions). */
+    void unlink(DirNode dir, String name, Guard guard) {
+        remove(dir, name, false, guard);
     }
 
-    void rmdir(DirNode dir, String name) {
-        remove(dir, name, true);
+    void rmdir(DirNode dir, String name, Guard guard) {
+        remove(dir, name, true, guard);
     }
 
     /** unlink and rmdir: the name goes now, the inode once the kernel has forgotten it too. */
-    private void remove(DirNode dir, String name, boolean directory) {
+    private void remove(DirNode dir, String name, boolean directory, Guard guard) {
         Inode child;
         Lock l = dir.content.writeLock();
         l.lock();
         try {
             child = dir.entries.get(name);
             if (child == null) throw new FuseException(Errno.ENOENT);
+            if (guard != null) guard.remove(dir, child);
             if (child.isDir() != directory) throw new FuseException(directory ? Errno.ENOTDIR : Errno.EISDIR);
             if (child instanceof DirNode d) {
                 removeEmpty(d);
@@ -165,7 +167,8 @@ final class Namespace {
      * rename(2) and renameat2(2) with RENAME_NOREPLACE, RENAME_EXCHANGE or RENAME_WHITEOUT; for the last,
      * {@code whiteout} makes the node (a 0/0 character device, overlayfs's marker) left at the old name.
      */
-    void rename(DirNode from, String name, DirNode to, String newName, int flags, LongFunction<Inode> whiteout) {
+    void rename(DirNode from, String name, DirNode to, String newName, int flags, LongFunction<Inode> whiteout,
+                Guard guard) {
         if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) != 0
                 || ((flags & RENAME_EXCHANGE) != 0 && flags != RENAME_EXCHANGE)) {
             throw new FuseException(Errno.EINVAL);
@@ -181,7 +184,7 @@ final class Namespace {
             try {
                 if (cross) b.content.writeLock().lock();
                 try {
-                    replaced = renameLocked(from, name, to, newName, flags, whiteout);
+                    replaced = renameLocked(from, name, to, newName, flags, whiteout, guard);
                 } finally {
                     if (cross) b.content.writeLock().unlock();
                 }
@@ -196,13 +199,14 @@ final class Namespace {
 
     /** Returns the inode that lost its name, if any. Both parents are write-locked. */
     private Inode renameLocked(DirNode from, String name, DirNode to, String newName, int flags,
-                               LongFunction<Inode> whiteout) {
+                               LongFunction<Inode> whiteout, Guard guard) {
         boolean exchange = (flags & RENAME_EXCHANGE) != 0;
         Inode src = from.entries.get(name);
         if (src == null) throw new FuseException(Errno.ENOENT);
         Inode dst = to.entries.get(newName);
         if (exchange && dst == null) throw new FuseException(Errno.ENOENT);
         if ((flags & RENAME_NOREPLACE) != 0 && dst != null) throw new FuseException(Errno.EEXIST);
+        if (guard != null) checkRename(guard, from, src, to, dst, exchange);
         if (src == dst) return null;
         checkAlive(to);
         if (src instanceof DirNode sd && sd.isAncestorOf(to)) throw new FuseException(Errno.EINVAL);
@@ -238,6 +242,17 @@ final class Namespace {
         from.modified(now);
         to.modified(now);
         return exchange ? null : dst;
+    }
+
+    /** may_rename: both names may go (sticky rules), the target directory may take a name, moved directories may change "..". */
+    private static void checkRename(Guard guard, DirNode from, Inode src, DirNode to, Inode dst, boolean exchange) {
+        guard.remove(from, src);
+        if (dst != null) guard.remove(to, dst);
+        else guard.add(to);
+        if (from != to) {
+            guard.reparent(src);
+            if (exchange) guard.reparent(dst);
+        }
     }
 
     /**

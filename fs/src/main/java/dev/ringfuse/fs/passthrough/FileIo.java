@@ -43,6 +43,10 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     final KernelPassthrough kernel;
     /** The data path when the kernel does not pass reads and writes through; null: pread/pwrite. */
     private final ThreadRings rings;
+    /** The connection's notifier (set at INIT): attribute invalidation after a privilege kill. */
+    volatile dev.ringfuse.lowlevel.Notifier notifier;
+    /** __FMODE_EXEC: the kernel's open on behalf of execve(2) carries it in the open flags. */
+    private static final int FMODE_EXEC = 0x20;
     /** Open files using a backing id → their inode, for release. */
     private final ConcurrentHashMap<Long, Inode> backed = new ConcurrentHashMap<>();
 
@@ -81,7 +85,13 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     @Override
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         Inode n = inodes.get(nodeid);
-        int fd = reopen(n, flags);
+        int fd;
+        // without default_permissions the source checks the open as the caller; execve's open needs search
+        // permission too, which open(2) alone would not check
+        try (Credentials as = Credentials.of(ctx, enforce)) {
+            if (enforce && (flags & FMODE_EXEC) != 0) accessAsCaller(n, PosixCalls.X_OK);
+            fd = reopen(n, flags);
+        }
         int id = backing(n, fd);
         if (id > 0) reply.open(fd, 0, id);
         else reply.open(fd, 0);
@@ -140,8 +150,57 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     }
 
     @Override
+    /**
+     * fallocate and copy_file_range run as the caller: the source then clears set-user-ID/set-group-ID for
+     * a caller without CAP_FSETID as it would for a local call, and the kernel's cached mode is dropped.
+     */
     public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length, StatusReply reply) {
-        check(PosixCalls.fallocate((int) fh, mode, offset, length));
+        Inode n = inodes.get(nodeid);
+        int setId = setIdBits(n);
+        try (Credentials as = Credentials.of(ctx)) {
+            check(PosixCalls.fallocate((int) fh, mode, offset, length));
+        }
+        dropCachedModeIfKilled(n, setId);
+        reply.ok();
+    }
+
+    /** The set-user-ID and set-group-ID bits of {@code n} now. */
+    static int setIdBits(Inode n) {
+        return attr(n).mode() & 06000;
+    }
+
+    /**
+     * After a call that may have cleared set-ID bits (was {@code before}): if it did, invalidate the kernel's
+     * cached attributes before the reply, so that no caller (nor exec) sees the old mode. An attribute-only
+     * invalidation (offset -1) takes no inode or page lock in the kernel, so it is safe from the handler of
+     * the request that caused it.
+     */
+    final void dropCachedModeIfKilled(Inode n, int before) {
+        if (before == 0 || setIdBits(n) == before) return;
+        dev.ringfuse.lowlevel.Notifier nt = notifier;
+        if (nt == null) return;
+        try {
+            nt.invalInode(n.nodeid, -1, 0);
+        } catch (IOException e) {
+            System.getLogger("dev.ringfuse.fs.passthrough").log(System.Logger.Level.DEBUG,
+                    "invalInode " + n.nodeid + ": " + e.getMessage());
+        }
+    }
+
+    /** access(2) with the current (the caller's) credentials; EACCES etc. as the source says. */
+    static void accessAsCaller(Inode n, int mask) {
+        try (Arena a = Arena.ofConfined()) {
+            check(PosixCalls.faccessat(AT_FDCWD, a.allocateFrom(n.procPath()), mask, PosixCalls.AT_EACCESS));
+        }
+    }
+
+    /** Only sent without default_permissions: the source answers for the caller (modes, ACLs, groups). */
+    @Override
+    public void access(RequestContext ctx, long nodeid, int mask, StatusReply reply) {
+        Inode n = inodes.get(nodeid);
+        try (Credentials as = Credentials.of(ctx)) {
+            accessAsCaller(n, mask & 7);
+        }
         reply.ok();
     }
 
@@ -153,9 +212,14 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     @Override
     public void copyFileRange(RequestContext ctx, long nodeIn, long fhIn, long offIn, long nodeOut, long fhOut,
                               long offOut, long length, int flags, CountReply reply) {
-        try (Arena a = Arena.ofConfined()) {
-            reply.count(check(PosixCalls.copyFileRange((int) fhIn, offIn, (int) fhOut, offOut, length, flags, a)));
+        Inode out = inodes.get(nodeOut);
+        int setId = setIdBits(out);
+        long n;
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+            n = check(PosixCalls.copyFileRange((int) fhIn, offIn, (int) fhOut, offOut, length, flags, a));
         }
+        dropCachedModeIfKilled(out, setId);
+        reply.count(n);
     }
 
     // ---- directories -------------------------------------------------------------------------------------
@@ -163,6 +227,12 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     @Override
     public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         Inode n = inodes.get(nodeid);
+        if (enforce) { // as the caller, through the magic link: read permission only, as opendir(3) needs
+            try (Credentials as = Credentials.of(ctx)) {
+                reply.open(reopen(n, PosixCalls.O_RDONLY | PosixCalls.O_DIRECTORY), 0);
+            }
+            return;
+        }
         try (Arena a = Arena.ofConfined()) {
             reply.open(check(PosixCalls.openat(n.fd, a.allocateFrom("."), PosixCalls.O_RDONLY | PosixCalls.O_DIRECTORY | O_CLOEXEC, 0)), 0);
         }

@@ -98,8 +98,22 @@ public final class PassthroughFs extends FileIo {
         return kernel.on();
     }
 
+    /**
+     * Checks permissions itself when it can run calls as their callers (the server runs as root): the
+     * source filesystem then checks them. See {@link Credentials}.
+     */
+    @Override
+    public boolean checksPermissions() {
+        return Credentials.canSwitch();
+    }
+
     @Override
     public void init(InitContext init) {
+        enforce = !init.defaultPermissions();
+        // the kernel checks search permission nowhere then: a cached name would let anyone walk through a
+        // directory someone else looked up, so every path walk asks again (as the caller)
+        if (enforce) entryNanos = 0;
+        notifier = init.notifier();
         // not ATOMIC_O_TRUNC: the kernel's truncation after its own checks keeps ETXTBSY from truncating first
         for (Capability c : new Capability[] {Capability.ASYNC_READ, Capability.EXPORT_SUPPORT,
                 Capability.READDIRPLUS, Capability.READDIRPLUS_AUTO, Capability.PARALLEL_DIROPS}) {
@@ -120,7 +134,7 @@ public final class PassthroughFs extends FileIo {
     @Override
     public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
         Entry e;
-        try {
+        try (Credentials as = Credentials.of(ctx, enforce)) {
             e = lookupEntry(inodes.get(parent), name);
         } catch (FuseException ex) {
             if (ex.errno() != Errno.ENOENT || entryNanos == 0) throw ex;
@@ -186,7 +200,7 @@ public final class PassthroughFs extends FileIo {
 
     @Override
     public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx, enforce)) {
             check(PosixCalls.unlinkat(inodes.get(parent).fd, name(a, name), 0));
         }
         reply.ok();
@@ -194,7 +208,7 @@ public final class PassthroughFs extends FileIo {
 
     @Override
     public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx, enforce)) {
             check(PosixCalls.unlinkat(inodes.get(parent).fd, name(a, name), PosixCalls.AT_REMOVEDIR));
         }
         reply.ok();
@@ -202,7 +216,7 @@ public final class PassthroughFs extends FileIo {
 
     @Override
     public void rename(RequestContext ctx, long parent, String name, long newParent, String newName, int flags, StatusReply reply) {
-        try (Arena a = Arena.ofConfined()) {
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx, enforce)) {
             check(PosixCalls.renameat2(inodes.get(parent).fd, name(a, name), inodes.get(newParent).fd, name(a, newName), flags));
         }
         reply.ok();
@@ -211,8 +225,11 @@ public final class PassthroughFs extends FileIo {
     @Override
     public void link(RequestContext ctx, long nodeid, long newParent, String newName, EntryReply reply) {
         Inode p = inodes.get(newParent);
-        try (Arena a = Arena.ofConfined()) {
-            check(PosixCalls.linkat(inodes.get(nodeid).fd, a.allocateFrom(""), p.fd, name(a, newName), AT_EMPTY_PATH));
+        // through the magic link, as libfuse's passthrough does: linkat(AT_EMPTY_PATH) would need
+        // CAP_DAC_READ_SEARCH, which the caller's credentials do not have
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx, enforce)) {
+            check(PosixCalls.linkat(AT_FDCWD, a.allocateFrom(inodes.get(nodeid).procPath()), p.fd, name(a, newName),
+                    PosixCalls.AT_SYMLINK_FOLLOW));
         }
         reply.entry(lookupEntry(p, newName));
     }
@@ -281,32 +298,73 @@ public final class PassthroughFs extends FileIo {
         }
     }
 
+    /**
+     * As the caller, so that the source applies the kernel's rules (owner-only chmod and utimens, chown,
+     * S_ISGID dropped for outsiders, set-user-ID cleared by a non-owner's truncate, ...). A mode change
+     * that only clears set-user-ID/set-group-ID is the kernel's privilege kill for a writer (no
+     * HANDLE_KILLPRIV here): it runs as the server, for a caller that may write the file.
+     */
     @Override
     public void setattr(RequestContext ctx, long nodeid, SetAttr c, AttrReply reply) {
         Inode n = inodes.get(nodeid);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment proc = a.allocateFrom(n.procPath()), empty = a.allocateFrom("");
-            if (c.hasMode() && n.type != S_IFLNK) chmod(n, c.mode());
-            boolean noChange = (c.valid() & ~(SetAttr.FATTR_CTIME | SetAttr.FATTR_FH | SetAttr.FATTR_LOCKOWNER)) == 0;
-            if (c.hasUid() || c.hasGid() || noChange) { // chown(-1, -1) still changes ctime
-                check(PosixCalls.fchownat(n.fd, empty, c.hasUid() ? c.uid() : -1, c.hasGid() ? c.gid() : -1,
-                        AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+            if (c.hasMode() && n.type != S_IFLNK) {
+                if (isPrivilegeKill(ctx, n, c.mode(), proc)) {
+                    chmod(n, c.mode());
+                } else {
+                    try (Credentials as = Credentials.of(ctx)) {
+                        chmod(n, c.mode());
+                    }
+                }
             }
-            if (c.hasSize()) {
-                check(c.hasFh() ? PosixCalls.ftruncate((int) c.fh(), c.size()) : PosixCalls.truncate(proc, c.size()));
+            // the kernel sends "mtime now" with every truncation: part of the truncation the caller was allowed,
+            // not a utimens (which a non-owner may not do), so set as the server
+            boolean truncationTime = c.hasSize() && !c.hasAtime() && c.mtimeNow();
+            try (Credentials as = Credentials.of(ctx)) {
+                setattrAsCaller(n, c, proc, empty, a, !truncationTime);
             }
-            if (c.hasAtime() || c.hasMtime() || c.atimeNow() || c.mtimeNow()) {
-                MemorySegment ts = a.allocate(32, 8);
-                ts.set(JAVA_LONG, 0, c.atimeSec());
-                ts.set(JAVA_LONG, 8, c.atimeNow() ? UTIME_NOW : c.hasAtime() ? c.atimeNsec() : UTIME_OMIT);
-                ts.set(JAVA_LONG, 16, c.mtimeSec());
-                ts.set(JAVA_LONG, 24, c.mtimeNow() ? UTIME_NOW : c.hasMtime() ? c.mtimeNsec() : UTIME_OMIT);
-                check(n.type == S_IFLNK
-                        ? PosixCalls.utimensat(n.fd, empty, ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)
-                        : PosixCalls.utimensat(AT_FDCWD, proc, ts, 0));
-            }
+            if (truncationTime) utimens(n, c, proc, empty, a);
         }
         reply.attr(attr(n), attrNanos);
+    }
+
+    private boolean isPrivilegeKill(RequestContext ctx, Inode n, int mode, MemorySegment proc) {
+        Attr now = attr(n);
+        if (!dev.ringfuse.access.Permissions.isPrivilegeKill(new dev.ringfuse.access.Subject(now.mode(), now.uid(), now.gid()), mode)) {
+            return false;
+        }
+        try (Credentials as = Credentials.of(ctx)) {
+            return PosixCalls.faccessat(AT_FDCWD, proc, PosixCalls.W_OK, PosixCalls.AT_EACCESS) == 0;
+        }
+    }
+
+    private void setattrAsCaller(Inode n, SetAttr c, MemorySegment proc, MemorySegment empty, Arena a, boolean times) {
+        boolean noChange = (c.valid() & ~(SetAttr.FATTR_CTIME | SetAttr.FATTR_FH | SetAttr.FATTR_LOCKOWNER)) == 0;
+        if (c.hasUid() || c.hasGid() || noChange) { // chown(-1, -1) still changes ctime
+            check(PosixCalls.fchownat(n.fd, empty, c.hasUid() ? c.uid() : -1, c.hasGid() ? c.gid() : -1,
+                    AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
+        }
+        if (c.hasSize()) {
+            // an O_TRUNC through a read-only open arrives with that open's handle: ftruncate refuses it
+            // (EINVAL), and truncating by name checks the caller's write permission instead
+            int r = c.hasFh() ? PosixCalls.ftruncate((int) c.fh(), c.size()) : -Errno.EINVAL.code();
+            if (r == -Errno.EINVAL.code() || r == -Errno.EBADF.code()) r = PosixCalls.truncate(proc, c.size());
+            check(r);
+        }
+        if (times) utimens(n, c, proc, empty, a);
+    }
+
+    private static void utimens(Inode n, SetAttr c, MemorySegment proc, MemorySegment empty, Arena a) {
+        if (!c.hasAtime() && !c.hasMtime()) return;
+        MemorySegment ts = a.allocate(32, 8);
+        ts.set(JAVA_LONG, 0, c.atimeSec());
+        ts.set(JAVA_LONG, 8, c.atimeNow() ? UTIME_NOW : c.hasAtime() ? c.atimeNsec() : UTIME_OMIT);
+        ts.set(JAVA_LONG, 16, c.mtimeSec());
+        ts.set(JAVA_LONG, 24, c.mtimeNow() ? UTIME_NOW : c.hasMtime() ? c.mtimeNsec() : UTIME_OMIT);
+        check(n.type == S_IFLNK
+                ? PosixCalls.utimensat(n.fd, empty, ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)
+                : PosixCalls.utimensat(AT_FDCWD, proc, ts, 0));
     }
 
     @Override
@@ -324,24 +382,51 @@ public final class PassthroughFs extends FileIo {
 
     @Override
     public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
-        Xattrs.set(inodes.get(nodeid), name, value, flags);
+        Inode n = inodes.get(nodeid);
+        xattrNamespace(ctx, name, true);
+        try (Credentials as = Credentials.of(ctx, enforce)) {
+            Xattrs.set(n, name, value, flags);
+        }
         reply.ok();
     }
 
     @Override
     public void getxattr(RequestContext ctx, long nodeid, String name, int size, XattrReply reply) {
-        reply.value(Xattrs.get(inodes.get(nodeid), name));
+        Inode n = inodes.get(nodeid);
+        xattrNamespace(ctx, name, false);
+        byte[] v;
+        try (Credentials as = Credentials.of(ctx, enforce)) {
+            v = Xattrs.get(n, name);
+        }
+        reply.value(v);
     }
 
     @Override
     public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
-        reply.names(Xattrs.list(inodes.get(nodeid)));
+        java.util.List<String> names = Xattrs.list(inodes.get(nodeid));
+        // this server may see trusted.* (it runs as root); the kernel passes our list on unfiltered
+        reply.names(ctx.uid() == 0 ? names : names.stream().filter(x -> !x.startsWith("trusted.")).toList());
     }
 
     @Override
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
-        Xattrs.remove(inodes.get(nodeid), name);
+        Inode n = inodes.get(nodeid);
+        xattrNamespace(ctx, name, true);
+        try (Credentials as = Credentials.of(ctx, enforce)) {
+            Xattrs.remove(n, name);
+        }
         reply.ok();
+    }
+
+    /**
+     * trusted.* and security.* need CAP_SYS_ADMIN (security.capability CAP_SETFCAP), which a thread running
+     * as the caller keeps: checked here. (The kernel checks them too, default_permissions or not.) The rest
+     * (user.* permission bits, sticky directories, ACLs' owner rule) the source checks as the caller.
+     */
+    private static void xattrNamespace(RequestContext ctx, String name, boolean write) {
+        if (ctx.uid() == 0) return;
+        if (name.startsWith("trusted.")) throw new FuseException(write ? Errno.EPERM : Errno.ENODATA);
+        if (write && name.startsWith("security.")) throw new FuseException(Errno.EPERM);
     }
 
     @Override

@@ -28,10 +28,16 @@ final class PosixCalls {
     static final int O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_ACCMODE = 3, O_CREAT = 0100, O_EXCL = 0200,
             O_NOCTTY = 0400, O_TRUNC = 01000, O_APPEND = 02000, O_DIRECTORY = 0200000, O_NOFOLLOW = 0400000,
             O_CLOEXEC = 02000000, O_PATH = 010000000, O_DIRECT = 040000;
-    static final int AT_FDCWD = -100, AT_SYMLINK_NOFOLLOW = 0x100, AT_REMOVEDIR = 0x200, AT_EMPTY_PATH = 0x1000;
+    static final int AT_FDCWD = -100, AT_SYMLINK_NOFOLLOW = 0x100, AT_SYMLINK_FOLLOW = 0x400, AT_REMOVEDIR = 0x200, AT_EMPTY_PATH = 0x1000;
     static final long RESOLVE_NO_MAGICLINKS = 0x02, RESOLVE_NO_SYMLINKS = 0x04, RESOLVE_BENEATH = 0x08;
     static final int STATX_BASIC_STATS = 0x7ff, STATX_BTIME = 0x800;
     private static final long SYS_OPENAT2 = 437;
+    /** setgroups(2) as a raw system call: per thread (glibc's wrapper changes every thread of the process). */
+    private static final long SYS_SETGROUPS = switch (System.getProperty("os.arch")) {
+        case "aarch64" -> 159;
+        default -> 116;
+    };
+    static final int F_OK = 0, X_OK = 1, W_OK = 2, R_OK = 4, AT_EACCESS = 0x200;
 
     private static final MethodHandle SYSCALL = call("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), 1);
     private static final MethodHandle OPENAT = call("openat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 3);
@@ -63,6 +69,7 @@ final class PosixCalls {
     private static final MethodHandle SETFSGID = call("setfsgid", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
     private static final MethodHandle FSYNC = call("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
     private static final MethodHandle FDATASYNC = call("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle FACCESSAT = call("faccessat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), -1);
     private static final MethodHandle FSTATFS = call("fstatfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), -1);
 
     private PosixCalls() {}
@@ -232,6 +239,19 @@ final class PosixCalls {
 
     static int setfsgid(int gid) {
         try { return (int) SETFSGID.invokeExact(STATE.get(), gid); } catch (Throwable t) { throw fail(t); }
+    }
+
+    /** setgroups for the calling thread only (raw system call); 0 or -errno. */
+    static int setgroupsThisThread(int[] groups, Arena a) {
+        MemorySegment list = groups.length == 0 ? MemorySegment.NULL : a.allocateFrom(JAVA_INT, groups);
+        MemorySegment st = STATE.get();
+        try { return (int) r(st, (long) SYSCALL.invokeExact(st, SYS_SETGROUPS, (long) groups.length, list, MemorySegment.NULL, 0L)); } catch (Throwable t) { throw fail(t); }
+    }
+
+    /** faccessat(2) (glibc uses faccessat2 for the flags). */
+    static int faccessat(int dirfd, MemorySegment path, int mode, int flags) {
+        MemorySegment st = STATE.get();
+        try { return r(st, (int) FACCESSAT.invokeExact(st, dirfd, path, mode, flags)); } catch (Throwable t) { throw fail(t); }
     }
 
     static int fsync(int fd, boolean datasync) {

@@ -33,8 +33,14 @@ abstract sealed class SourceTree implements LowLevelFileSystem permits FileIo {
     static final int STATX_MASK = PosixCalls.STATX_BASIC_STATS | PosixCalls.STATX_BTIME;
 
     final Inodes inodes;
-    final long entryNanos;
+    /** 0 once INIT shows a mount without default_permissions (see {@link PassthroughFs#init}). */
+    volatile long entryNanos;
     final long attrNanos;
+    /**
+     * No default_permissions: every call that the kernel would check runs as its caller
+     * ({@link Credentials}), set once at INIT.
+     */
+    volatile boolean enforce;
 
     SourceTree(Inodes inodes, long entryNanos, long attrNanos) {
         this.inodes = inodes;

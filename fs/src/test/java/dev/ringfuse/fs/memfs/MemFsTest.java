@@ -205,9 +205,11 @@ class MemFsTest {
         fails(Errno.ENODATA, r -> fs.setxattr(user, f, "user.a", v, XattrMap.XATTR_REPLACE, r));
         ok(r -> fs.setxattr(user, f, "user.a", v, XattrMap.XATTR_CREATE, r));
         fails(Errno.EEXIST, r -> fs.setxattr(user, f, "user.a", v, XattrMap.XATTR_CREATE, r));
-        ok(r -> fs.setxattr(user, f, "trusted.b", v, 0, r));
+        Rec.Ctx root = new Rec.Ctx(0, 0);
+        ok(r -> fs.setxattr(root, f, "trusted.b", v, 0, r));
         fails(Errno.EOPNOTSUPP, r -> fs.setxattr(user, f, "bogus.c", v, 0, r));
-        assertEquals(List.of("trusted.b", "user.a"), ok(r -> fs.listxattr(user, f, 100, r)).names);
+        assertEquals(List.of("trusted.b", "user.a"), ok(r -> fs.listxattr(root, f, 100, r)).names);
+        assertEquals(List.of("user.a"), ok(r -> fs.listxattr(user, f, 100, r)).names, "trusted.* names are root's");
         assertArrayEquals(new byte[] {'v'}, ok(r -> fs.getxattr(user, f, "user.a", 10, r)).data);
         ok(r -> fs.removexattr(user, f, "user.a", r));
         fails(Errno.ENODATA, r -> fs.getxattr(user, f, "user.a", 10, r));

@@ -140,6 +140,17 @@ public final class Procs {
         return run(DEFAULT_TIMEOUT, asUser(uid, gid, pythonCmd(body, args)));
     }
 
+    /** Runs a python3 script (after {@link #PRELUDE}) as uid:gid with exactly {@code groups} as supplementary groups. */
+    public static Result pythonAsWithGroups(int uid, int gid, int[] groups, String body, String... args)
+            throws IOException, InterruptedException {
+        StringBuilder g = new StringBuilder();
+        for (int x : groups) g.append(g.isEmpty() ? "" : ",").append(x);
+        List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=" + uid, "--regid=" + gid,
+                groups.length == 0 ? "--clear-groups" : "--groups=" + g));
+        cmd.addAll(pythonCmd(body, args));
+        return run(DEFAULT_TIMEOUT, cmd);
+    }
+
     private static List<String> withArgs(List<String> head, String... args) {
         List<String> l = new ArrayList<>(head);
         l.addAll(List.of(args));

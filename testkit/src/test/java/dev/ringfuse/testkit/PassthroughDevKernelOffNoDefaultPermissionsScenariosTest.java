@@ -1,0 +1,21 @@
+package dev.ringfuse.testkit;
+
+import dev.ringfuse.TransportKind;
+import dev.ringfuse.fs.passthrough.PassthroughFs.KernelMode;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The suite on passthrough over /dev/fuse, kernel passthrough off, without default_permissions: every call runs as its caller and the source checks it. */
+class PassthroughDevKernelOffNoDefaultPermissionsScenariosTest extends PassthroughScenarios {
+    @RegisterExtension
+    static final FuseMount MOUNT = passthrough(TransportKind.DEV, KernelMode.OFF, false);
+
+    @Override
+    FuseMount fuseMount() {
+        return MOUNT;
+    }
+
+    @Override
+    boolean kernelWanted() {
+        return false;
+    }
+}
