@@ -38,12 +38,14 @@ public final class Session {
     private volatile boolean destroyed;
     private final InitHooks hooks;
     private volatile Throwable initFailure;
+    private final DirectWriteGuard directWrites;
 
     public Session(LowLevelFileSystem fs, MountOptions options, GuardedFd dev, InitHooks hooks) {
         this.fs = fs;
         this.options = options;
         this.notifier = new NotifierImpl(dev);
         this.hooks = hooks;
+        this.directWrites = new DirectWriteGuard(notifier);
     }
 
     /** Why INIT was refused, or null. */
@@ -104,6 +106,12 @@ public final class Session {
         InFlight f = new InFlight(this, r.unique(), op, ex);
         ReplyHandle h = new ReplyHandle(f, r.header().uid(), r.header().gid(), r.header().pid(), Dispatch.umask(r),
                 Dispatch.limit(r), op == Opcode.COPY_FILE_RANGE_64);
+        switch (r) {
+            case Request.Read q when q.kind() == Request.Read.Kind.FILE -> directWrites.read(q.nodeid(), q.flags());
+            case Request.Write q when directWrites.needsInvalidation(q.nodeid(), q.flags(), q.writeFlags()) ->
+                    f.invalidateBeforeReply(q.nodeid(), q.offset(), q.data().byteSize());
+            default -> { }
+        }
         inflight.put(f.unique, f);
         try {
             Dispatch.call(fs, r, h);
@@ -116,7 +124,8 @@ public final class Session {
             CLEANER.register(h, f);
             return true;
         }
-        return false;
+        // a guarded direct WRITE's reply always leaves later, from a guard thread or with recycle (see reply)
+        return f.invalLength > 0;
     }
 
     private void answerIfOpen(ReplyHandle h, int errno, Throwable t) {
@@ -143,6 +152,11 @@ public final class Session {
     void reply(InFlight f, int error, int len, boolean recycle) {
         f.done = true;
         inflight.remove(f.unique);
+        if (f.invalLength > 0) { // dispatch left the buffer to us even for a reply from inside the callback
+            if (error == 0 && !ended) directWrites.invalidateThenReply(f, () -> f.exchange.send(f.unique, error, len, true));
+            else f.exchange.send(f.unique, error, len, true);
+            return;
+        }
         f.exchange.send(f.unique, error, len, recycle);
     }
 
@@ -205,6 +219,7 @@ public final class Session {
             return;
         }
         decoder = new Decoder(n.granted(Capability.SETXATTR_EXT));
+        directWrites.maxBackground(n.maxBackground());
         negotiation = n;
         ex.send(i.unique(), 0, n.encode(ex.body(), i.maxReadahead()), false);
         hooks.afterReply(n);
@@ -216,6 +231,7 @@ public final class Session {
         ended = true;
         destroy();
         notifier.end();
+        directWrites.end();
     }
 
     private void destroy() {

@@ -8,6 +8,7 @@ import dev.ringfuse.lowlevel.CountReply;
 import dev.ringfuse.lowlevel.DirReply;
 import dev.ringfuse.lowlevel.Entry;
 import dev.ringfuse.lowlevel.EntryReply;
+import dev.ringfuse.lowlevel.Capability;
 import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.lowlevel.OpenFlags;
@@ -84,6 +85,9 @@ public final class VolumeFs implements LowLevelFileSystem {
     @Override
     public void init(InitContext init) {
         backing.negotiate(init);
+        // the image changes only through this mount, whose page cache the kernel keeps up to date itself;
+        // AUTO_INVAL_DATA would drop pages holding writes still in flight (fs/DESIGN.md, coherence)
+        init.wanted().remove(Capability.AUTO_INVAL_DATA);
     }
 
     @Override
