@@ -18,10 +18,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * for the folio locks of reads in flight, and those reads need transport threads: it therefore runs on its
  * own threads, never on the one that served the WRITE, and the reply follows it from there.
  *
- * <p>Deferred replies keep their background slots in the kernel (async direct I/O is background), and a
- * readahead READ waiting for a slot holds the folio locks the invalidation waits for. At most half of
- * max_background replies are therefore held back; past that the reply goes first and the invalidation
- * right after it (a narrower window instead of a deadlock).
+ * <p>A held reply keeps what its request occupies: a background slot in the kernel (async direct I/O is
+ * background), an io_uring ring entry or a /dev/fuse buffer. A readahead READ that cannot get one of those
+ * holds folio locks the invalidation waits for. So only so many replies are held (fewer than half of
+ * max_background, and two entries short of an io_uring queue's depth); past that the reply goes first and
+ * the invalidation right after it: a narrower window instead of a deadlock.
  */
 final class DirectWriteGuard {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
@@ -46,8 +47,9 @@ final class DirectWriteGuard {
         this.notifier = notifier;
     }
 
-    void maxBackground(int requests) {
-        maxHeld = Math.max(1, requests / 2);
+    /** How many replies may wait for their invalidation at once; the others go first (see the class comment). */
+    void maxHeld(int replies) {
+        maxHeld = Math.max(1, replies);
     }
 
     private static boolean direct(int fileFlags) {

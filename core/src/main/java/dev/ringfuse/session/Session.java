@@ -219,7 +219,10 @@ public final class Session {
             return;
         }
         decoder = new Decoder(n.granted(Capability.SETXATTR_EXT));
-        directWrites.maxBackground(n.maxBackground());
+        // replies held for an invalidation keep their buffer or ring entry: leave the transport enough free ones
+        // for the reads the invalidation waits for (an io_uring queue of depth d delivers at most d at once)
+        directWrites.maxHeld(Math.min(n.maxBackground() / 2, n.granted(Capability.OVER_IO_URING)
+                ? options.uringDepth() - 2 : options.threads() * 2 + 8));
         negotiation = n;
         ex.send(i.unique(), 0, n.encode(ex.body(), i.maxReadahead()), false);
         hooks.afterReply(n);
