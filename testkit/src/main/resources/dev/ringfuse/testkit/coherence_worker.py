@@ -6,8 +6,9 @@
 #           a NEW descriptor (read, O_DIRECT read of the covering pages, or a fresh mmap), compare, unlock
 #   dio     fcntl-lock whole pages, write them with O_DIRECT (sync pwrite or an async io_submit batch), read
 #           them back buffered through a new descriptor
-#   aio     xfstests aio-dio-invalidate-readahead: rewrite a whole file with async O_DIRECT writes (libaio
-#           syscalls), alternating two patterns, read it back buffered; readers run beside it
+#   aio     xfstests aio-dio-invalidate-readahead: rewrite the first 640 KiB of a file (locked) with async
+#           O_DIRECT writes (libaio syscalls), alternating two patterns, read it back buffered; readers run
+#           beside it
 #   reader  read the shared files buffered, by mmap and with O_DIRECT in a loop (readahead pressure), no check
 # Usage: coherence_worker.py MODE SECONDS SEED FILE...
 import ctypes, fcntl, mmap, os, random, struct, sys, time
@@ -155,11 +156,13 @@ def dio_mode():
                 if os.pwritev(fd, [buf], off) != n:
                     sys.exit("short O_DIRECT write")
             else:
-                chunks = []
-                for k in range(pages):
-                    buf = aligned(PAGE)
-                    buf[:] = want[k * PAGE:(k + 1) * PAGE]
-                    chunks.append((off + k * PAGE, buf))
+                chunks = []  # one or two requests in flight, as an aio write of a buffer splits at most
+                half = (pages + 1) // 2
+                for k0 in ((0, half) if pages > 1 else (0,)):
+                    k1 = half if k0 == 0 and pages > 1 else pages
+                    buf = aligned((k1 - k0) * PAGE)
+                    buf[:] = want[k0 * PAGE:k1 * PAGE]
+                    chunks.append((off + k0 * PAGE, buf))
                 aio.pwrite_all(fd, chunks)
             got = read_new_fd(path, off, n)
             if got != want:
@@ -171,24 +174,30 @@ def dio_mode():
 def aio_mode():
     global ops
     path = files[0]
-    size = os.stat(path).st_size // (16 * 1024) * (16 * 1024)
+    size = min(640 * 1024, os.stat(path).st_size // (16 * 1024) * (16 * 1024))
     fd = os.open(path, os.O_WRONLY | os.O_DIRECT)
     aio = Aio(64)
+    # four requests of 160 KiB, as a whole-file rewrite reaches the server (few, large requests in flight)
+    piece = size // 4 // PAGE * PAGE
     bufs = []
     for fill in (b"\xaa", b"\x55"):
         chunks = []
-        for off in range(0, size, 16 * 1024):
-            b = aligned(16 * 1024)
-            b[:] = fill * (16 * 1024)
+        for off in range(0, size, piece):
+            b = aligned(min(piece, size - off))
+            b[:] = fill * len(b)
             chunks.append((off, b))
         bufs.append((fill, chunks))
     while time.monotonic() < deadline:
         ops += 1
         fill, chunks = bufs[ops % 2]
-        aio.pwrite_all(fd, chunks)
-        got = read_new_fd(path, 0, size)
-        if got != fill * size:
-            corrupt("aio/read", path, 0, fill * size, got)
+        fcntl.lockf(fd, fcntl.LOCK_EX, size, 0)  # the range is ours while we rewrite and check it
+        try:
+            aio.pwrite_all(fd, chunks)
+            got = read_new_fd(path, 0, size)
+            if got != fill * size:
+                corrupt("aio/read", path, 0, fill * size, got)
+        finally:
+            fcntl.lockf(fd, fcntl.LOCK_UN, size, 0)
 
 
 def reader_mode():
