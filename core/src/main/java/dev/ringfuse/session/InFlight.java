@@ -22,12 +22,20 @@ final class InFlight implements Runnable {
     RequestEvent event;
     volatile boolean interrupted;
     volatile boolean done;
+    /** A direct WRITE's range to invalidate before its reply leaves (DirectWriteGuard); length 0: none. */
+    long invalNode, invalOffset, invalLength;
 
     InFlight(Session session, long unique, Opcode op, Exchange exchange) {
         this.session = session;
         this.unique = unique;
         this.op = op;
         this.exchange = exchange;
+    }
+
+    void invalidateBeforeReply(long nodeid, long offset, long length) {
+        invalNode = nodeid;
+        invalOffset = offset;
+        invalLength = length;
     }
 
     /** The Cleaner's action: the handle became unreachable; answer EIO if nobody did. */

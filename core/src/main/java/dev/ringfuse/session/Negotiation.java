@@ -79,6 +79,8 @@ final class Negotiation implements InitContext {
         maxStackDepth = depth;
     }
 
+    int maxBackground() { return maxBackground; }
+
     /** Whether {@code c} ends up negotiated. */
     boolean granted(Capability c) {
         return wanted.contains(c) && offered.contains(c);

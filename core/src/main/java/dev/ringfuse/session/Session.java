@@ -53,12 +53,14 @@ public final class Session implements RequestHandler {
     final RequestStats stats = new RequestStats(OPCODE_NAMES);
     private static final String[] OPCODE_NAMES = java.util.Arrays.stream(Opcode.values()).map(Enum::name)
             .toArray(String[]::new);
+    private final DirectWriteGuard directWrites;
 
     public Session(LowLevelFileSystem fs, MountOptions options, GuardedFd dev, InitHooks hooks) {
         this.fs = fs;
         this.options = options;
         this.notifier = new NotifierImpl(dev);
         this.hooks = hooks;
+        this.directWrites = new DirectWriteGuard(notifier);
     }
 
     /** Why INIT was refused, or null. */
@@ -125,6 +127,12 @@ public final class Session implements RequestHandler {
         if (RequestEvent.TYPE.isEnabled()) f.event = beginEvent(f, ex);
         ReplyHandle h = new ReplyHandle(f, r.header().uid(), r.header().gid(), r.header().pid(), Dispatch.umask(r),
                 Dispatch.limit(r), op == Opcode.COPY_FILE_RANGE_64);
+        switch (r) {
+            case Request.Read q when q.kind() == Request.Read.Kind.FILE -> directWrites.read(q.nodeid(), q.flags());
+            case Request.Write q when directWrites.needsInvalidation(q.nodeid(), q.flags(), q.writeFlags()) ->
+                    f.invalidateBeforeReply(q.nodeid(), q.offset(), q.data().byteSize());
+            default -> { }
+        }
         inflight.put(f.unique, f);
         try {
             Dispatch.call(fs, r, h);
@@ -137,7 +145,8 @@ public final class Session implements RequestHandler {
             CLEANER.register(h, f);
             return true;
         }
-        return false;
+        // a guarded direct WRITE's reply always leaves later, from a guard thread or with recycle (see reply)
+        return f.invalLength > 0;
     }
 
     private void answerIfOpen(ReplyHandle h, int errno, Throwable t) {
@@ -164,6 +173,18 @@ public final class Session implements RequestHandler {
     void reply(InFlight f, int error, int len, boolean recycle) {
         f.done = true;
         inflight.remove(f.unique);
+        if (f.invalLength > 0) { // dispatch left the buffer to us even for a reply from inside the callback
+            if (error == 0 && !ended) {
+                directWrites.invalidateThenReply(f, () -> {
+                    f.exchange.send(f.unique, error, len, true);
+                    replied(f, error, len);
+                });
+            } else {
+                f.exchange.send(f.unique, error, len, true);
+                replied(f, error, len);
+            }
+            return;
+        }
         f.exchange.send(f.unique, error, len, recycle);
         replied(f, error, len);
     }
@@ -267,6 +288,10 @@ public final class Session implements RequestHandler {
             return;
         }
         decoder = new Decoder(n.granted(Capability.SETXATTR_EXT));
+        // replies held for an invalidation keep their buffer or ring entry: leave the transport enough free ones
+        // for the reads the invalidation waits for (an io_uring queue of depth d delivers at most d at once)
+        directWrites.maxHeld(Math.min(n.maxBackground() / 2, n.granted(Capability.OVER_IO_URING)
+                ? options.uringDepth() - 2 : options.threads() * 2 + 8));
         negotiation = n;
         ex.send(i.unique(), 0, n.encode(ex.body(), i.maxReadahead()), false);
         hooks.afterReply(n);
@@ -295,6 +320,7 @@ public final class Session implements RequestHandler {
         ended = true;
         destroy();
         notifier.end();
+        directWrites.end();
     }
 
     /**

@@ -154,6 +154,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         // the kernel then decides when privileges die (it knows the caller's capabilities and groups) and
         // tells memfs with a flag; without it, it would ask for security.capability before every write
         init.want(Capability.HANDLE_KILLPRIV_V2);
+        // every change to memfs's data goes through this mount, whose page cache the kernel keeps up to date
+        // itself; AUTO_INVAL_DATA would drop pages that hold writes still in flight (fs/DESIGN.md, coherence)
+        init.wanted().remove(Capability.AUTO_INVAL_DATA);
         writeback = options.writeback() && init.want(Capability.WRITEBACK_CACHE);
         init.timeGranularity(1);
     }

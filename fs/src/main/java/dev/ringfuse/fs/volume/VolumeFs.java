@@ -8,6 +8,7 @@ import dev.ringfuse.lowlevel.CountReply;
 import dev.ringfuse.lowlevel.DirReply;
 import dev.ringfuse.lowlevel.Entry;
 import dev.ringfuse.lowlevel.EntryReply;
+import dev.ringfuse.lowlevel.Capability;
 import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.lowlevel.OpenFlags;
@@ -113,6 +114,9 @@ public final class VolumeFs implements LowLevelFileSystem {
     @Override
     public void init(InitContext init) {
         backing.negotiate(init);
+        // the image changes only through this mount, whose page cache the kernel keeps up to date itself;
+        // AUTO_INVAL_DATA would drop pages holding writes still in flight (fs/DESIGN.md, coherence)
+        init.wanted().remove(Capability.AUTO_INVAL_DATA);
     }
 
     @Override
@@ -215,8 +219,10 @@ public final class VolumeFs implements LowLevelFileSystem {
             reply.open(0, 0, id);
         } else if ((flags & O_DIRECT) != 0) {
             // O_DIRECT opens (fio, qemu) bypass the cache in the kernel; saying so lets the kernel run their
-            // writes in parallel (PARALLEL_DIRECT_WRITES is honoured only with DIRECT_IO).
-            reply.open(0, OpenFlags.DIRECT_IO | OpenFlags.PARALLEL_DIRECT_WRITES);
+            // writes in parallel (PARALLEL_DIRECT_WRITES is honoured only with DIRECT_IO). KEEP_CACHE too: an
+            // open without it drops every cached page of the image, including pages whose buffered write
+            // is still on its way here, and a read in that window caches the old bytes (issue 16).
+            reply.open(0, OpenFlags.DIRECT_IO | OpenFlags.PARALLEL_DIRECT_WRITES | OpenFlags.KEEP_CACHE);
         } else {
             // Buffered opens, including the loop driver's (it turns O_DIRECT on later, on this same file):
             // every change to the image goes through this mount, so cached pages stay valid across opens.

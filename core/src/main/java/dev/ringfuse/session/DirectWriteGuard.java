@@ -1,0 +1,112 @@
+package dev.ringfuse.session;
+
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Keeps the kernel's page cache from outliving an O_DIRECT write (core/DESIGN.md, "Page cache and direct
+ * writes"). The kernel drops the cached pages of a direct write's range before sending it, and again after
+ * it completes, but only when it completes synchronously: an asynchronous one (libaio, io_uring, any
+ * O_DIRECT write with ASYNC_DIO) completes in fuse_aio_complete, which does not invalidate. A buffered read
+ * that ran readahead in between brought the old bytes back into the cache, where they stay (KEEP_CACHE).
+ *
+ * <p>So before the reply to a direct WRITE leaves, the range is invalidated (NOTIFY_INVAL_INODE) when the
+ * node may hold cached pages, that is when a buffered READ of it was ever answered. The invalidation waits
+ * for the folio locks of reads in flight, and those reads need transport threads: it therefore runs on its
+ * own threads, never on the one that served the WRITE, and the reply follows it from there.
+ *
+ * <p>A held reply keeps what its request occupies: a background slot in the kernel (async direct I/O is
+ * background), an io_uring ring entry or a /dev/fuse buffer. A readahead READ that cannot get one of those
+ * holds folio locks the invalidation waits for. So only so many replies are held (fewer than half of
+ * max_background, and two entries short of an io_uring queue's depth); past that the reply goes first and
+ * the invalidation right after it: a narrower window instead of a deadlock.
+ */
+final class DirectWriteGuard {
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse");
+    /** O_DIRECT in the file's f_flags (fuse_read_in.flags, fuse_write_in.flags): 040000 on x86_64, 0200000 on arm64. */
+    static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0x10000 : 0x4000;
+    /** fuse_write_in.write_flags: the write comes from the page cache (writeback). */
+    static final int WRITE_CACHE = 1;
+    private static final int BITS = 1 << 16;
+
+    /** Nodes that may have pages in the page cache, hashed; a false positive costs one invalidation. */
+    private final AtomicLongArray cached = new AtomicLongArray(BITS / 64);
+    private final AtomicInteger held = new AtomicInteger();
+    private final NotifierImpl notifier;
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "ringfuse-dio-inval");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile int maxHeld = 32;
+
+    DirectWriteGuard(NotifierImpl notifier) {
+        this.notifier = notifier;
+    }
+
+    /** How many replies may wait for their invalidation at once; the others go first (see the class comment). */
+    void maxHeld(int replies) {
+        maxHeld = Math.max(1, replies);
+    }
+
+    private static boolean direct(int fileFlags) {
+        return (fileFlags & O_DIRECT) != 0;
+    }
+
+    private static int slot(long nodeid) {
+        return (int) ((nodeid * 0x9E3779B97F4A7C15L) >>> 48);
+    }
+
+    /** A READ of file data arrived: unless O_DIRECT, its pages enter the page cache. */
+    void read(long nodeid, int fileFlags) {
+        if (direct(fileFlags)) return;
+        int s = slot(nodeid);
+        long bit = 1L << (s & 63);
+        if ((cached.get(s >>> 6) & bit) == 0) cached.getAndUpdate(s >>> 6, w -> w | bit);
+    }
+
+    /** Whether the reply to this WRITE must wait for an invalidation of its range. */
+    boolean needsInvalidation(long nodeid, int fileFlags, int writeFlags) {
+        if (!direct(fileFlags) || (writeFlags & WRITE_CACHE) != 0) return false;
+        int s = slot(nodeid);
+        return (cached.get(s >>> 6) & (1L << (s & 63))) != 0;
+    }
+
+    /** Invalidates the write's range, then sends the reply ({@code send}), from a guard thread. */
+    void invalidateThenReply(InFlight f, Runnable send) {
+        if (held.incrementAndGet() > maxHeld) {
+            held.decrementAndGet();
+            send.run();
+            threads.execute(() -> invalidate(f));
+            return;
+        }
+        try {
+            threads.execute(() -> {
+                try {
+                    invalidate(f);
+                } finally {
+                    held.decrementAndGet();
+                    send.run();
+                }
+            });
+        } catch (RuntimeException rejected) { // shut down: the session is ending
+            held.decrementAndGet();
+            send.run();
+        }
+    }
+
+    private void invalidate(InFlight f) {
+        try {
+            notifier.invalInode(f.invalNode, f.invalOffset, f.invalLength);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "invalidating after a direct write failed: " + e.getMessage());
+        }
+    }
+
+    void end() {
+        threads.shutdown();
+    }
+}

@@ -1,0 +1,130 @@
+package dev.ringfuse.testkit;
+
+import dev.ringfuse.testkit.internal.Procs;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A multi-process data-coherence stress for any mounted filesystem: every byte read back after a completed
+ * write must be the byte written. Python processes (the script {@code coherence_worker.py} beside this class
+ * says what each mode does) share files and check each other's writes:
+ *
+ * <ul>
+ *   <li>lockers, LTP doio-style: fcntl-lock a random region of 1 to 400 bytes (the regions of different
+ *       processes share pages but never overlap), write a pattern naming the process and the request through
+ *       a plain or an O_SYNC descriptor, read it back through a new descriptor (read, O_DIRECT or mmap);</li>
+ *   <li>direct writers: lock whole pages, write them with O_DIRECT, synchronously or as a libaio batch, read
+ *       them back buffered;</li>
+ *   <li>an aio rewriter, xfstests aio-dio-invalidate-readahead: rewrite 640 KiB with async O_DIRECT writes,
+ *       alternating two patterns, read it back buffered;</li>
+ *   <li>readers: read the files buffered, by mmap and with O_DIRECT in a loop, so readahead keeps refilling
+ *       the page cache beside the writers.</li>
+ * </ul>
+ *
+ * <p>Run it on a fresh directory of the filesystem ({@link #inDirectory}) or on one existing file of at
+ * least 1 MiB, such as a volume ({@link #onFile}); a difference fails with the worker's report (offset,
+ * expected and actual bytes). To cover a new filesystem, mount it with {@link FuseMount} (both transports,
+ * several reader threads and one) and call {@link #inDirectory} from a test; the duration comes from
+ * {@link #duration(Duration)} so that {@code tools/coherence-soak.sh} can stretch it.
+ */
+public final class CoherenceStress {
+    /** System property overriding every stress's duration, in seconds (the soak script sets it). */
+    public static final String SECONDS_PROPERTY = "ringfuse.coherence.seconds";
+
+    /** How many processes of each kind, for how long. */
+    public record Plan(Duration duration, int lockers, int directWriters, int aioWriters, int readers) {
+        public Plan {
+            Objects.requireNonNull(duration);
+            if (lockers < 0 || directWriters < 0 || aioWriters < 0 || readers < 0) throw new IllegalArgumentException("negative count");
+        }
+
+        /** Two lockers, one direct writer, one aio rewriter, two readers. */
+        public static Plan of(Duration duration) {
+            return new Plan(duration, 2, 1, 1, 2);
+        }
+    }
+
+    private CoherenceStress() {}
+
+    /** {@code fallback}, unless the {@value #SECONDS_PROPERTY} system property says otherwise. */
+    public static Duration duration(Duration fallback) {
+        String s = System.getProperty(SECONDS_PROPERTY);
+        return s == null || s.isBlank() ? fallback : Duration.ofSeconds(Long.parseLong(s.trim()));
+    }
+
+    /** How long a test running {@code plan} should be allowed: its duration plus time to start and stop. */
+    public static Duration timeout(Duration duration) {
+        return duration.plusSeconds(90);
+    }
+
+    /**
+     * Creates three files in {@code dir} (256,000 and 512,000 bytes for the lockers and direct writers, 640 KiB
+     * for the aio rewriter) and runs {@code plan} on them.
+     */
+    public static void inDirectory(Path dir, Plan plan) throws IOException, InterruptedException {
+        Path a = dir.resolve("coherence-a"), b = dir.resolve("coherence-b"), c = dir.resolve("coherence-c");
+        Files.write(a, new byte[256_000]);
+        Files.write(b, new byte[512_000]);
+        Files.write(c, new byte[640 << 10]);
+        run(plan, List.of(a, b), c);
+    }
+
+    /** Runs {@code plan} on one existing file of at least 1 MiB (lockers, aio rewriter and readers share it). */
+    public static void onFile(Path file, Plan plan) throws IOException, InterruptedException {
+        if (Files.size(file) < (1 << 20)) throw new IllegalArgumentException(file + " is smaller than 1 MiB");
+        run(plan, List.of(file), file);
+    }
+
+    private static void run(Plan plan, List<Path> shared, Path aioFile) throws IOException, InterruptedException {
+        Path script = worker();
+        String seconds = String.valueOf(plan.duration().toMillis() / 1000.0);
+        List<Procs.Child> children = new ArrayList<>();
+        List<String> labels = new ArrayList<>();
+        try {
+            int seed = 0;
+            for (int i = 0; i < plan.lockers(); i++) start(children, labels, script, "lock", seconds, ++seed, shared);
+            for (int i = 0; i < plan.directWriters(); i++) start(children, labels, script, "dio", seconds, ++seed, shared);
+            for (int i = 0; i < plan.aioWriters(); i++) start(children, labels, script, "aio", seconds, ++seed, List.of(aioFile));
+            List<Path> all = new ArrayList<>(shared);
+            if (!all.contains(aioFile)) all.add(aioFile);
+            for (int i = 0; i < plan.readers(); i++) start(children, labels, script, "reader", seconds, ++seed, all);
+            StringBuilder failures = new StringBuilder();
+            for (int i = 0; i < children.size(); i++) {
+                Procs.Result r = children.get(i).await(plan.duration().plusSeconds(60));
+                if (r.exit() != 0 || !r.out().startsWith("ok")) {
+                    failures.append(labels.get(i)).append(" exit ").append(r.exit()).append(":\n")
+                            .append(r.out()).append(r.err()).append('\n');
+                }
+            }
+            if (!failures.isEmpty()) throw new AssertionError("data read back differs from what was written:\n" + failures);
+        } finally {
+            children.forEach(Procs.Child::close);
+            Files.deleteIfExists(script);
+        }
+    }
+
+    private static void start(List<Procs.Child> children, List<String> labels, Path script, String mode, String seconds,
+                              int seed, List<Path> files) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Procs.python(), script.toString(), mode, seconds, String.valueOf(seed)));
+        files.forEach(f -> cmd.add(f.toString()));
+        children.add(Procs.start(cmd));
+        labels.add(mode + "#" + seed);
+    }
+
+    private static Path worker() throws IOException {
+        Path script = Files.createTempFile("ringfuse-coherence", ".py",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+        try (InputStream in = CoherenceStress.class.getResourceAsStream("coherence_worker.py")) {
+            if (in == null) throw new IOException("coherence_worker.py is missing from the testkit jar");
+            Files.write(script, in.readAllBytes());
+        }
+        return script;
+    }
+}
