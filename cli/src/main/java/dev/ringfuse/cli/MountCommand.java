@@ -44,7 +44,7 @@ final class MountCommand implements Callable<Integer> {
         Path mountpoint = Path.of(args.getLast());
         String source = args.size() > 1 ? args.getFirst() : null;
         MountOptions o = MountOptions.defaults().withTransport(transport).withThreads(threads).withSubtype(fs.subtype())
-                .withFsName(source == null ? fs.subtype() : source);
+                .withFsName(source == null ? fs.subtype() : fs == Filesystems.Kind.sql ? Filesystems.sqlName(source) : source);
         for (String opt : options) o = o.withOptions(opt);
         if (clearStale && Fuse.clearStale(mountpoint)) System.err.println("cleared a stale mount at " + mountpoint);
         LowLevelFileSystem filesystem = switch (fs) {
