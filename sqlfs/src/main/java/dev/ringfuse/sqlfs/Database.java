@@ -88,8 +88,9 @@ final class Database implements AutoCloseable {
             p.setProperty("tcpKeepAlive", "true");
             p.setProperty("ApplicationName", "ringfuse-sqlfs");
             cfg.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
-            cfg.setConnectionInitSql("SELECT set_config('ringfuse.origin', '" + session
-                    + "', false), set_config('synchronous_commit', 'off', false)");
+            // startup options, not an init statement: an init statement would run inside the connection's
+            // first transaction and fix its snapshot at the time the pool opened the connection
+            p.setProperty("options", "-c ringfuse.origin=" + session + " -c synchronous_commit=off");
         }
         cfg.setDataSourceProperties(p);
         return new HikariDataSource(cfg);
