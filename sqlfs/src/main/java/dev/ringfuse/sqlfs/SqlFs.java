@@ -9,6 +9,8 @@ import dev.ringfuse.lowlevel.CreateReply;
 import dev.ringfuse.lowlevel.DirPlusReply;
 import dev.ringfuse.lowlevel.DirReply;
 import dev.ringfuse.lowlevel.Entry;
+import dev.ringfuse.lowlevel.FileLock;
+import dev.ringfuse.lowlevel.LockReply;
 import dev.ringfuse.lowlevel.EntryReply;
 import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.OpenReply;
@@ -41,6 +43,8 @@ public final class SqlFs extends SqlFileOps {
     private final Xattrs xattrs;
     private final ChangeFeed feed;
     private final SessionGuard guard;
+    /** Locks in the database: PostgreSQL only (one SQLite mount per file: the kernel's own lock manager). */
+    private final Locks locks;
 
     private SqlFs(SqlFsOptions options, Database db, SessionGuard guard) {
         super(db, options.attrTimeout().toNanos());
@@ -49,6 +53,7 @@ public final class SqlFs extends SqlFileOps {
         this.entryNanos = options.entryTimeout().toNanos();
         this.ns = new Namespace(db.session, lookups::containsKey);
         this.xattrs = new Xattrs(db);
+        this.locks = db.dialect == Dialect.POSTGRES ? new Locks(db) : null;
         this.feed = ChangeFeed.of(db, lookups::containsKey, guard, () -> java.util.Set.copyOf(lookups.keySet()));
     }
 
@@ -91,6 +96,10 @@ public final class SqlFs extends SqlFileOps {
                 Capability.HANDLE_KILLPRIV_V2}) {
             init.want(c);
         }
+        if (locks != null) {
+            init.want(Capability.POSIX_LOCKS);
+            init.want(Capability.FLOCK_LOCKS);
+        }
         init.timeGranularity(1);
         feed.start(init.notifier());
     }
@@ -99,6 +108,7 @@ public final class SqlFs extends SqlFileOps {
     public void destroy() {
         feed.close();
         try {
+            if (locks != null) locks.releaseSession();
             for (Long ino : List.copyOf(lookups.keySet())) db.write(c -> {
                 Store.deleteIfUnlinked(c, ino, db.session);
                 return null;
@@ -404,6 +414,44 @@ public final class SqlFs extends SqlFileOps {
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
         xattrs.remove(nodeid, name, now());
         reply.ok();
+    }
+
+    // ---- locks (PostgreSQL) ------------------------------------------------------------------------------
+
+    @Override
+    public void getlk(RequestContext ctx, long nodeid, long fh, long owner, FileLock lock, LockReply reply) {
+        if (locks == null) throw new FuseException(Errno.ENOSYS);
+        FileLock other = locks.conflict(nodeid, owner, 'p', lock);
+        reply.lock(other != null ? other : new FileLock(lock.start(), lock.end(), FileLock.F_UNLCK, 0));
+    }
+
+    @Override
+    public void setlk(RequestContext ctx, long nodeid, long fh, long owner, FileLock lock, boolean sleep, StatusReply reply) {
+        if (locks == null) throw new FuseException(Errno.ENOSYS);
+        locks.set(ctx, nodeid, owner, 'p', lock, sleep, reply, reply::ok);
+    }
+
+    @Override
+    public void flock(RequestContext ctx, long nodeid, long fh, long owner, int op, StatusReply reply) {
+        if (locks == null) throw new FuseException(Errno.ENOSYS);
+        int type = (op & Locks.LOCK_UN) != 0 ? FileLock.F_UNLCK
+                : (op & Locks.LOCK_EX) != 0 ? FileLock.F_WRLCK : FileLock.F_RDLCK;
+        FileLock whole = new FileLock(0, FileLock.TO_EOF, type, ctx.pid());
+        locks.set(ctx, nodeid, owner, 'f', whole, (op & Locks.LOCK_NB) == 0 && type != FileLock.F_UNLCK, reply, reply::ok);
+    }
+
+    /** A close releases the closing process's record locks on the file (POSIX). */
+    @Override
+    public void flush(RequestContext ctx, long nodeid, long fh, long lockOwner, StatusReply reply) {
+        if (locks != null) locks.releaseAll(nodeid, lockOwner, 'p');
+        reply.ok();
+    }
+
+    @Override
+    public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock,
+                        StatusReply reply) {
+        if (locks != null && flockUnlock) locks.releaseAll(nodeid, lockOwner, 'f');
+        super.release(ctx, nodeid, fh, flags, lockOwner, flockUnlock, reply);
     }
 
     // ---- helpers -----------------------------------------------------------------------------------------
