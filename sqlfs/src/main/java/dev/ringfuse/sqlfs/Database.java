@@ -29,6 +29,8 @@ final class Database implements AutoCloseable {
     interface Work<T> { T run(Connection c) throws SQLException; }
 
     private static final int RETRIES = 50;
+    /** How long an operation keeps trying to reach a database that went away before it answers EIO. */
+    private static final long RECONNECT_NANOS = 10_000_000_000L;
 
     final Dialect dialect;
     final String url;
@@ -105,16 +107,30 @@ final class Database implements AutoCloseable {
     }
 
     private <T> T run(HikariDataSource pool, Work<T> work, boolean write) {
+        long start = System.nanoTime();
         for (int attempt = 0; ; attempt++) {
             try (Connection c = pool.getConnection()) {
                 return dialect == Dialect.SQLITE ? sqlite(c, work, write) : postgres(c, work);
+            } catch (CommitFailed e) {
+                throw Errors.map(e.cause); // it may or may not have committed: never run it twice
             } catch (SQLException e) {
-                if (Errors.retryable(e) && attempt < RETRIES) {
+                boolean reconnect = Errors.connectionLost(e) && System.nanoTime() - start < RECONNECT_NANOS;
+                if ((Errors.retryable(e) || reconnect) && attempt < RETRIES) {
                     backoff(attempt);
                     continue;
                 }
                 throw Errors.map(e);
             }
+        }
+    }
+
+    /** A failed COMMIT, whose outcome is unknown: not retried. */
+    private static final class CommitFailed extends SQLException {
+        final SQLException cause;
+
+        CommitFailed(SQLException cause) {
+            super(cause.getMessage(), cause.getSQLState(), cause);
+            this.cause = cause;
         }
     }
 
@@ -137,7 +153,11 @@ final class Database implements AutoCloseable {
     private static <T> T postgres(Connection c, Work<T> work) throws SQLException {
         try {
             T r = work.run(c);
-            c.commit();
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                throw Errors.retryable(e) ? e : new CommitFailed(e); // a serialization failure at commit: nothing done
+            }
             return r;
         } catch (SQLException | RuntimeException | Error e) {
             try {

@@ -20,6 +20,15 @@ final class Errors {
     }
 
     /**
+     * The connection broke (server restart, network) before the transaction committed: safe to run the
+     * transaction again on another connection (the pool drops the broken one).
+     */
+    static boolean connectionLost(SQLException e) {
+        String s = e.getSQLState();
+        return s != null && (s.startsWith("08") || s.equals("57P01") || s.equals("57P02") || s.equals("57P03"));
+    }
+
+    /**
      * Disk full is ENOSPC; a read-only database EROFS; a unique-key race EEXIST; everything else (lost
      * connection, server restart, timeout) EIO, logged once per occurrence.
      */
