@@ -1,5 +1,7 @@
 package dev.ringfuse.sqlfs;
 
+import dev.ringfuse.sqlfs.testserver.PgServer;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,7 @@
 package dev.ringfuse.sqlfs;
 
+import dev.ringfuse.sqlfs.testserver.PgServer;
+
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.testkit.Feature;
