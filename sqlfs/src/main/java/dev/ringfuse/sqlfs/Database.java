@@ -38,6 +38,8 @@ final class Database implements AutoCloseable {
     private final HikariDataSource writer;
     private final HikariDataSource reader;
     final int chunkSize;
+    /** Room held back on the SQLite file's disk for operations that free space (null on PostgreSQL). */
+    private final Reserve reserve;
 
     Database(String url, int readers, int chunkSizeForNew, long session) {
         this.url = url;
@@ -65,6 +67,12 @@ final class Database implements AutoCloseable {
         }
         this.writer = w;
         this.reader = r;
+        if (dialect == Dialect.SQLITE) {
+            reserve = new Reserve(Space.sqliteFile(url));
+            reserve.take();
+        } else {
+            reserve = null;
+        }
     }
 
     private HikariDataSource pool(String url, int size, String name, boolean autoCommit) {
@@ -100,6 +108,38 @@ final class Database implements AutoCloseable {
 
     <T> T write(Work<T> work) {
         return run(writer, work, true);
+    }
+
+    /**
+     * A write that frees space (unlink, rmdir, truncate, rename over a file): on a full disk it gets the
+     * reserve's room, and the reserve is taken again once there is room.
+     */
+    <T> T freeing(Work<T> work) {
+        try {
+            return run(writer, work, true);
+        } catch (dev.ringfuse.FuseException e) {
+            if (e.errno() != dev.ringfuse.Errno.ENOSPC || reserve == null || !reserve.release()) throw e;
+        }
+        T r;
+        try {
+            r = run(writer, work, true);
+        } catch (dev.ringfuse.FuseException e) {
+            if (e.errno() != dev.ringfuse.Errno.ENOSPC) throw e;
+            checkpoint();
+            r = run(writer, work, true);
+        }
+        checkpoint();
+        reserve.take();
+        return r;
+    }
+
+    /** Copies the WAL into the database and empties it (its room goes back to the disk). */
+    private void checkpoint() {
+        try (Connection c = writer.getConnection(); Statement s = c.createStatement()) {
+            s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch (SQLException ignored) {
+            // a reader still holds old pages: the WAL is reused from its start later anyway
+        }
     }
 
     <T> T read(Work<T> work) {

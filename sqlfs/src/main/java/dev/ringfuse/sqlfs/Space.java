@@ -19,6 +19,11 @@ final class Space {
     static final int BLOCK = 4096;
     private static final long FILES = 1L << 32;
 
+    /** The file of a {@code jdbc:sqlite:} URL. */
+    static Path sqliteFile(String url) {
+        return Path.of(url.substring("jdbc:sqlite:".length()).replaceFirst("\\?.*", "")).toAbsolutePath();
+    }
+
     static StatFs statfs(Database db) {
         long maxIno = db.read(c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT max(ino) FROM inodes");
@@ -29,7 +34,7 @@ final class Space {
         long ffree = Math.max(0, FILES - maxIno);
         if (db.dialect == Dialect.SQLITE) {
             try {
-                Path file = Path.of(db.url.substring("jdbc:sqlite:".length()).replaceFirst("\\?.*", "")).toAbsolutePath();
+                Path file = sqliteFile(db.url);
                 FileStore store = Files.getFileStore(file.getParent());
                 long blocks = store.getTotalSpace() / BLOCK;
                 return new StatFs(blocks, store.getUnallocatedSpace() / BLOCK, store.getUsableSpace() / BLOCK,

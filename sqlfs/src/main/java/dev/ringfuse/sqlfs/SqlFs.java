@@ -144,7 +144,7 @@ public final class SqlFs extends SqlFileOps {
         Long left = lookups.computeIfPresent(nodeid, (k, v) -> v - nlookup > 0 ? v - nlookup : null);
         if (left == null) {
             try {
-                db.write(c -> {
+                db.freeing(c -> {
                     Store.deleteIfUnlinked(c, nodeid, db.session);
                     return null;
                 });
@@ -221,7 +221,7 @@ public final class SqlFs extends SqlFileOps {
     public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
         byte[] b = FileNames.encode(name);
         long now = now();
-        db.write(c -> {
+        db.freeing(c -> {
             ns.remove(c, parent, b, false, now);
             return null;
         });
@@ -232,7 +232,7 @@ public final class SqlFs extends SqlFileOps {
     public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
         byte[] b = FileNames.encode(name);
         long now = now();
-        db.write(c -> {
+        db.freeing(c -> {
             ns.remove(c, parent, b, true, now);
             return null;
         });
@@ -244,7 +244,7 @@ public final class SqlFs extends SqlFileOps {
                        StatusReply reply) {
         byte[] a = FileNames.encode(name), b = FileNames.encode(newName);
         long now = now();
-        db.write(c -> {
+        db.freeing(c -> {
             Node from = Store.node(c, parent);
             int gid = (from.mode() & S_ISGID) != 0 ? from.gid() : ctx.gid();
             ns.rename(c, parent, a, newParent, b, flags, ctx.uid(), gid, now);
@@ -350,7 +350,7 @@ public final class SqlFs extends SqlFileOps {
     @Override
     public void setattr(RequestContext ctx, long nodeid, SetAttr s, AttrReply reply) {
         long now = now();
-        Node n = db.write(c -> {
+        Database.Work<Node> work = c -> {
             Node f = Store.node(c, nodeid);
             boolean member = inGroup(ctx, f); // of the group before a chown, as the kernel judges it
             if (s.hasSize()) f = truncate(c, ctx, f, s.size(), now);
@@ -375,7 +375,8 @@ public final class SqlFs extends SqlFileOps {
                 ps.executeUpdate();
             }
             return Store.node(c, nodeid);
-        });
+        };
+        Node n = s.hasSize() ? db.freeing(work) : db.write(work);
         reply.attr(n.attr(), attrNanos);
     }
 
