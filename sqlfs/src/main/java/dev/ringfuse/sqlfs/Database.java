@@ -28,6 +28,7 @@ final class Database implements AutoCloseable {
     @FunctionalInterface
     interface Work<T> { T run(Connection c) throws SQLException; }
 
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse.sqlfs");
     private static final int RETRIES = 50;
     /** How long an operation keeps trying to reach a database that went away before it answers EIO. */
     private static final long RECONNECT_NANOS = 10_000_000_000L;
@@ -40,6 +41,9 @@ final class Database implements AutoCloseable {
     final int chunkSize;
     /** Room held back on the SQLite file's disk for operations that free space (null on PostgreSQL). */
     private final Reserve reserve;
+    private final java.util.concurrent.atomic.AtomicLong restarts = new java.util.concurrent.atomic.AtomicLong();
+    /** PostgreSQL's start time when last looked at (guarded by this). */
+    private long serverStart;
 
     Database(String url, int readers, int chunkSizeForNew, long session) {
         this.url = url;
@@ -72,6 +76,11 @@ final class Database implements AutoCloseable {
             reserve.take();
         } else {
             reserve = null;
+            serverStart = read(c -> {
+                try (Statement s = c.createStatement()) {
+                    return serverStart(s);
+                }
+            });
         }
     }
 
@@ -230,8 +239,8 @@ final class Database implements AutoCloseable {
      * Makes every committed transaction durable. SQLite: a marker transaction committed with
      * synchronous=FULL, whose fsync of the WAL also covers every earlier frame (ordinary commits run with
      * NORMAL and are durable only at the next checkpoint). PostgreSQL: a transaction with
-     * synchronous_commit on that takes a transaction id, so its commit waits for the WAL to be flushed up to
-     * its own commit record, past every earlier asynchronous commit.
+     * synchronous_commit on that writes a row (of this session's own), so its commit waits for the WAL to be
+     * flushed up to its own commit record, past every earlier asynchronous commit.
      */
     void durable() {
         if (dialect == Dialect.SQLITE) {
@@ -260,13 +269,40 @@ final class Database implements AutoCloseable {
                 }
             }
         }
-        write(c -> {
+        long started = write(c -> {
             try (Statement s = c.createStatement()) {
                 s.execute("SET LOCAL synchronous_commit TO on");
-                s.execute("SELECT txid_current()");
+                // the commit waits for the flush only if the transaction wrote WAL before its commit record
+                // (txid_current() alone does not): a row of this session's own, so mounts never conflict
+                s.executeUpdate("INSERT INTO fs_meta (key, value) VALUES ('fsync-" + session + "', '1')"
+                        + " ON CONFLICT (key) DO UPDATE SET value = (fs_meta.value::bigint + 1)::text");
+                return serverStart(s);
             }
-            return null;
         });
+        synchronized (this) {
+            if (started != serverStart) {
+                serverStart = started;
+                restarts.incrementAndGet();
+                LOG.log(System.Logger.Level.WARNING, "the database server restarted: changes not yet fsynced may be lost");
+            }
+        }
+    }
+
+    /**
+     * How many server restarts this mount has noticed (PostgreSQL; always 0 on SQLite). An asynchronous
+     * commit made before a restart may be lost with the server's unflushed WAL, so a file written before
+     * the restart count last changed must not have its fsync acknowledged (see SqlFileOps.fsync).
+     */
+    long restarts() {
+        return restarts.get();
+    }
+
+    /** The server's start time (microseconds), which changes with every restart or crash recovery. */
+    private static long serverStart(Statement s) throws SQLException {
+        try (java.sql.ResultSet rs = s.executeQuery("SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000000)::bigint")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** Hands a connection of the writer pool to {@code work} outside any transaction (maintenance). */
@@ -280,6 +316,18 @@ final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        if (dialect == Dialect.POSTGRES) {
+            try {
+                write(c -> {
+                    try (Statement s = c.createStatement()) {
+                        s.executeUpdate("DELETE FROM fs_meta WHERE key = 'fsync-" + session + "'");
+                    }
+                    return null;
+                });
+            } catch (RuntimeException ignored) {
+                // a row of a few bytes stays behind
+            }
+        }
         if (dialect == Dialect.SQLITE) {
             try (Connection c = writer.getConnection(); Statement s = c.createStatement()) {
                 s.execute("PRAGMA wal_checkpoint(TRUNCATE)");

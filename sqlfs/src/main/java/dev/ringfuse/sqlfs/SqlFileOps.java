@@ -32,6 +32,12 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     final long attrNanos;
     private final ConcurrentHashMap<Long, Handle> handles = new ConcurrentHashMap<>();
     private final AtomicLong nextFh = new AtomicLong(1);
+    /**
+     * Files changed since their last fsync, with {@link Database#restarts()} as it was before the change:
+     * if the server restarted since, the change may be lost and fsync answers EIO (once, as Linux reports a
+     * lost writeback). PostgreSQL only; an entry stays until the file's next fsync.
+     */
+    private final ConcurrentHashMap<Long, Long> unsynced = new ConcurrentHashMap<>();
 
     SqlFileOps(Database db, long attrNanos) {
         this.db = db;
@@ -70,9 +76,21 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         reply.commit(n);
     }
 
+    /** Notes that {@code ino} (new, so not known before) came to be while the restart count was {@code restarts}. */
+    void markUnsynced(long ino, long restarts) {
+        if (db.dialect == Dialect.POSTGRES) unsynced.putIfAbsent(ino, restarts);
+    }
+
+    /** Notes that {@code ino} changes now (call before the transaction). */
+    void changing(long ino) {
+        // SQLite: a crash of this process loses no commit, and nothing else can lose them but the machine
+        if (db.dialect == Dialect.POSTGRES) unsynced.putIfAbsent(ino, db.restarts());
+    }
+
     @Override
     public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags,
                       CountReply reply) {
+        changing(nodeid);
         Handle h = handles.get(fh);
         long now = now();
         long n = db.write(c -> {
@@ -112,14 +130,23 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     /** Every commit is already in the database; fsync makes them durable (see {@link Database#durable}). */
     @Override
     public void fsync(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        db.durable();
+        durable(nodeid);
         reply.ok();
     }
 
     @Override
     public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        db.durable();
+        durable(nodeid);
         reply.ok();
+    }
+
+    private void durable(long ino) {
+        Long before = unsynced.get(ino);
+        db.durable();
+        if (before != null) {
+            unsynced.remove(ino, before);
+            if (before < db.restarts()) throw new FuseException(Errno.EIO); // may have been lost with the server
+        }
     }
 
     @Override

@@ -168,13 +168,17 @@ public final class SqlFs extends SqlFileOps {
     private Node create(RequestContext ctx, long parent, String name, String type, int mode, long rdev) {
         byte[] b = FileNames.encode(name);
         long now = now();
-        return db.write(c -> {
+        changing(parent);
+        long restartsBefore = db.restarts();
+        Node n = db.write(c -> {
             Node dir = Store.dir(c, parent);
             // a setgid directory hands its group down, and its setgid bit to subdirectories
             boolean sgid = (dir.mode() & S_ISGID) != 0;
             int m = sgid && type.equals("dir") ? mode | S_ISGID : mode;
             return ns.create(c, parent, b, type, m, ctx.uid(), sgid ? dir.gid() : ctx.gid(), rdev, now);
         });
+        markUnsynced(n.ino(), restartsBefore);
+        return n;
     }
 
     @Override
