@@ -95,4 +95,39 @@ final class Chunks {
             }
         }
     }
+
+    /** Makes {@code off .. off+len} (inside the file) zeros: whole chunks go, partial ones are zeroed in place. */
+    static void zero(Connection c, long ino, int chunk, long off, long len) throws SQLException {
+        try (PreparedStatement get = c.prepareStatement("SELECT data FROM chunks WHERE ino = ? AND idx = ?");
+             PreparedStatement put = c.prepareStatement("UPDATE chunks SET data = ? WHERE ino = ? AND idx = ?");
+             PreparedStatement drop = c.prepareStatement("DELETE FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?")) {
+            long first = off / chunk, last = (off + len - 1) / chunk;
+            long wholeFrom = (off + chunk - 1) / chunk, wholeTo = (off + len) / chunk - 1;
+            if (wholeFrom <= wholeTo) {
+                drop.setLong(1, ino);
+                drop.setLong(2, wholeFrom);
+                drop.setLong(3, wholeTo);
+                drop.executeUpdate();
+            }
+            for (long idx : new long[] {first, last}) {
+                if (idx >= wholeFrom && idx <= wholeTo) continue;
+                get.setLong(1, ino);
+                get.setLong(2, idx);
+                byte[] data;
+                try (ResultSet rs = get.executeQuery()) {
+                    if (!rs.next()) continue;
+                    data = rs.getBytes(1);
+                }
+                long start = idx * chunk;
+                int from = (int) Math.max(0, off - start), to = (int) Math.min(data.length, off + len - start);
+                if (to <= from) continue;
+                java.util.Arrays.fill(data, from, to, (byte) 0);
+                put.setBytes(1, data);
+                put.setLong(2, ino);
+                put.setLong(3, idx);
+                put.executeUpdate();
+                if (first == last) break;
+            }
+        }
+    }
 }

@@ -155,6 +155,44 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         reply.ok();
     }
 
+    static final int FALLOC_FL_KEEP_SIZE = 1, FALLOC_FL_PUNCH_HOLE = 2, FALLOC_FL_ZERO_RANGE = 16;
+
+    /**
+     * fallocate modes 0 and KEEP_SIZE (nothing to reserve in a database: the size grows, the range reads as
+     * zeros), PUNCH_HOLE|KEEP_SIZE and ZERO_RANGE (the range becomes zeros: whole chunks are deleted, partial
+     * ones zeroed); one transaction. COLLAPSE, INSERT, UNSHARE: EOPNOTSUPP. st_blocks follows the size, so
+     * the space is not measured (see DESIGN.md).
+     */
+    @Override
+    public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length,
+                          StatusReply reply) {
+        if ((mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0
+                || (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)
+                || ((mode & FALLOC_FL_PUNCH_HOLE) != 0 && (mode & FALLOC_FL_KEEP_SIZE) == 0)) {
+            throw new FuseException(Errno.EOPNOTSUPP);
+        }
+        if (offset < 0 || length <= 0 || offset + length < 0) throw new FuseException(Errno.EINVAL);
+        changing(nodeid);
+        long now = now();
+        db.write(c -> {
+            Node f = Store.node(c, nodeid);
+            if (!f.isFile()) throw new FuseException(f.isDir() ? Errno.EISDIR : Errno.ENODEV);
+            boolean zero = (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0;
+            if (zero && offset < f.size()) Chunks.zero(c, nodeid, db.chunkSize, offset, Math.min(length, f.size() - offset));
+            long size = (mode & FALLOC_FL_KEEP_SIZE) == 0 ? Math.max(f.size(), offset + length) : f.size();
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
+                ps.setLong(1, size);
+                ps.setLong(2, zero ? now : f.mtimeNs()); // allocating changes only ctime (tmpfs)
+                ps.setLong(3, now);
+                ps.setLong(4, nodeid);
+                ps.executeUpdate();
+            }
+            return null;
+        });
+        reply.ok();
+    }
+
     /** Truncates (or extends) a file to {@code size}; mtime and ctime change even if the size does not (tmpfs). */
     Node truncate(Connection c, RequestContext ctx, Node f, long size, long now) throws SQLException {
         if (f.isDir()) throw new FuseException(Errno.EISDIR);

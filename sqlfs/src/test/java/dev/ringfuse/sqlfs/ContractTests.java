@@ -121,6 +121,31 @@ abstract class ContractTests {
     }
 
     @Test
+    void punchedAndZeroedRangesReadAsZerosThroughTheMountAndSql() throws Exception {
+        Path f = fresh("punch").resolve("f");
+        byte[] data = new byte[1_000_000];
+        new Random(6).nextBytes(data);
+        Files.write(f, data);
+        // util-linux fallocate: punch across a chunk boundary and over a whole chunk, zero a small range
+        for (String[] cmd : new String[][] {{"-p", "-o", "100000", "-l", "400000"}, {"-z", "-o", "900000", "-l", "50"},
+                {"-l", "1200000"}}) {
+            java.util.List<String> argv = new java.util.ArrayList<>(List.of("fallocate"));
+            argv.addAll(List.of(cmd));
+            argv.add(f.toString());
+            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+        }
+        byte[] expected = java.util.Arrays.copyOf(data, 1_200_000); // mode 0 grew the file with zeros
+        java.util.Arrays.fill(expected, 100_000, 500_000, (byte) 0);
+        java.util.Arrays.fill(expected, 900_000, 900_050, (byte) 0);
+        assertArrayEquals(expected, Files.readAllBytes(f));
+        try (Connection c = connect()) {
+            assertArrayEquals(expected, ContractSql.read(c, ContractSql.resolve(c, root().relativize(f).toString())));
+        }
+    }
+
+    @Test
     void theDocumentedListingMatchesTheMount() throws Exception {
         Path dir = fresh("list");
         for (String n : new String[] {"b", "a", "ü-umlaut", "sub"}) {
