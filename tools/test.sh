@@ -63,6 +63,7 @@ command -v fio >/dev/null || need+=(fio)
 command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
 command -v setpriv >/dev/null || need+=(util-linux)
 command -v python3 >/dev/null || need+=(python3)
+ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql) # sqlfs tests start a real server
 if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || { echo "ringfuse test: needs root to install ${need[*]} (or install them yourself)" >&2; exit 2; }
   log "installing ${need[*]}"
@@ -100,9 +101,24 @@ count() { # sums an attribute over the surefire reports
 java_tests=$(count tests); java_failed=$(( $(count failures) + $(count errors) )); java_skipped=$(count skipped)
 log "java tests: $((java_tests - java_failed - java_skipped)) passed, $java_failed failed, $java_skipped skipped"
 
-# --- external suites against memfs and passthrough (kernel passthrough on and off) -----------------
+# --- external suites against memfs, passthrough (kernel passthrough on and off) and sql ---------------
 ext_passed=0; ext_failed=0; ext_status=0
-run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off] [variant: dp, nodp]
+pg_start() { # dir: a PostgreSQL server in dir (initdb + pg_ctl as user postgres, free localhost port); sets PG_URL
+  local dir=$1 bin port
+  bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  chmod 755 "$dir"; echo ringfuse-ext > "$dir/pw"; chown -R postgres:postgres "$dir"
+  setpriv --reuid=postgres --regid=postgres --init-groups "$bin/initdb" -D "$dir/data" -U postgres \
+    --pwfile="$dir/pw" -A scram-sha-256 --no-sync >"$dir/initdb.log" 2>&1 || return 1
+  setpriv --reuid=postgres --regid=postgres --init-groups "$bin/pg_ctl" -D "$dir/data" -w -l "$dir/log" \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1" start >/dev/null || return 1
+  PG_URL="jdbc:postgresql://127.0.0.1:$port/postgres?user=postgres&password=ringfuse-ext"
+}
+pg_stop() { # dir
+  local bin; bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  setpriv --reuid=postgres --regid=postgres --init-groups "$bin/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null 2>&1 || true
+}
+run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off, sql-sqlite, sql-pg] [variant: dp, nodp]
   local transport=$1 fs=${2:-memfs} variant=${3:-dp} mnt server pid rc=0 src= args opts=allow_other label
   # nodp: no_default_permissions, the filesystem checks every permission itself (memfs, passthrough as
   # the caller); the suites switch users, so they see whether it does
@@ -112,6 +128,10 @@ run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off
   server=$LOGDIR/$label.log
   case $fs in # passthrough mirrors a fresh source directory on tmpfs, kernel passthrough on or off
     passthrough-*) src=$(mktemp -d /dev/shm/ringfuse-src-XXXXXX); chmod 755 "$src"; args=(passthrough "$src" "$mnt" --passthrough "${fs#passthrough-}") ;;
+    sql-sqlite) src=$(mktemp -d /tmp/ringfuse-sql-XXXXXX); args=(sql "$src/fs.db" "$mnt") ;;
+    sql-pg) src=$(mktemp -d /tmp/ringfuse-pg-XXXXXX)
+      pg_start "$src" || { echo "PostgreSQL did not start:"; cat "$src"/*.log "$src/log" 2>/dev/null; ext_status=1; rm -rf "$src"; return; }
+      args=(sql "$PG_URL" "$mnt") ;;
     *) args=("$fs" "$mnt") ;;
   esac
   "$RINGFUSE_HOME/ringfuse" mount "${args[@]}" --transport "$transport" -o "$opts" >"$server" 2>&1 &
@@ -132,6 +152,7 @@ run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off
   kill -TERM $pid; wait $pid || true
   if grep -qs " $mnt " /proc/self/mounts; then echo "$fs left mounted: unmounting"; umount -l "$mnt"; rc=1; fi
   rmdir "$mnt" 2>/dev/null || true
+  [ "$fs" != sql-pg ] || pg_stop "$src"
   [ -z "$src" ] || rm -rf "$src"
   [ $rc = 0 ] || ext_status=1
 }
@@ -144,15 +165,22 @@ tally() {
 }
 if [ $external = 1 ]; then
   for t in ${RINGFUSE_TRANSPORTS:-dev uring}; do
-    for f in ${RINGFUSE_EXTERNAL_FS:-memfs passthrough-on passthrough-off}; do
+    for f in ${RINGFUSE_EXTERNAL_FS:-memfs passthrough-on passthrough-off sql-sqlite}; do
       # every filesystem twice: with default_permissions (the kernel checks) and without (it checks);
       # a run of both suites takes about 20 s
-      for v in ${RINGFUSE_EXTERNAL_VARIANTS:-dp nodp}; do
+      variants=${RINGFUSE_EXTERNAL_VARIANTS:-dp nodp}
+      case $f in sql-*) variants=dp ;; esac   # sql leaves permission checks to the kernel (default_permissions)
+      for v in $variants; do
         log "external suites on $f, transport $t, $([ "$v" = nodp ] && echo no_default_permissions || echo default_permissions)"
         run_external "$t" "$f" "$v"
       done
     done
   done
+  # sql on PostgreSQL: one transport keeps the run short (the database, not the transport, is what differs)
+  if [ -z "${RINGFUSE_EXTERNAL_FS:-}" ]; then
+    log "external suites on sql-pg, transport dev"
+    run_external dev sql-pg
+  fi
 fi
 
 # --- smoke run of the fio benchmark harness ---------------------------------------------------------

@@ -189,6 +189,55 @@ def _ringfuse_passthrough(mode):
     return start
 
 
+def _ringfuse_sql_sqlite(transport):
+    def start(ctx, b, mnt, backing):
+        info = b.ringfuse()
+        # the database file on the run's tmpfs, as memfs keeps its bytes in memory
+        return ([info["script"], "mount", "sql", os.path.join(backing, "fs.db"), mnt, "--transport", transport], None,
+                info["version"] + " + SQLite (sqlite-jdbc)")
+    return start
+
+
+def _ringfuse_sql_pg(ctx, b, mnt, backing):
+    """A PostgreSQL server from Debian's package, its data directory on the run's tmpfs, stopped at exit."""
+    import atexit
+    import socket
+    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+    if not bins:
+        apt_install("postgresql")
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+    if not bins:
+        raise BuildError("PostgreSQL is not installed (apt-get install postgresql)")
+    pg = bins[-1]
+    as_pg = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] if os.geteuid() == 0 else []
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    os.chmod(backing, 0o755)
+    with open(os.path.join(backing, "pw"), "w") as f:
+        f.write("bench\n")
+    if os.geteuid() == 0:
+        shutil.chown(backing, "postgres", "postgres")
+        shutil.chown(os.path.join(backing, "pw"), "postgres", "postgres")
+    data = os.path.join(backing, "data")
+    checked(as_pg + [os.path.join(pg, "initdb"), "-D", data, "-U", "postgres", "--pwfile=" + os.path.join(backing, "pw"),
+                     "-A", "scram-sha-256", "--no-sync"], 120, "initdb")
+    checked(as_pg + [os.path.join(pg, "pg_ctl"), "-D", data, "-w", "-l", os.path.join(backing, "log"), "-o",
+                     f"-p {port} -k {backing} -c listen_addresses=127.0.0.1", "start"], 120, "pg_ctl start")
+    atexit.register(lambda: run(as_pg + [os.path.join(pg, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"],
+                                timeout=60))
+    info = b.ringfuse()
+    url = f"jdbc:postgresql://127.0.0.1:{port}/postgres?user=postgres&password=bench"
+    version = run([os.path.join(pg, "postgres"), "--version"], timeout=30).stdout.strip()
+    return [info["script"], "mount", "sql", url, mnt, "--transport", "dev"], None, info["version"] + " + " + version
+
+
+def _needs_sql_cli(b):
+    if "sql" not in b.ringfuse()["help"]:
+        return "this ringfuse CLI has no sql filesystem (branch sql)"
+    return None
+
+
 def _needs_uring(b):
     try:
         with open("/sys/module/fuse/parameters/enable_uring") as f:
@@ -227,4 +276,8 @@ def all_peers():
         # kernel passthrough), so this is the like-for-like comparison with the C peer
         Peer("ringfuse-passthrough-off", "ringfuse passthrough (--passthrough off: the daemon moves the data)",
              "dev", "Java", _ringfuse_passthrough("off"), needs_backing=True, available=_needs_passthrough_cli),
+        Peer("ringfuse-sql-sqlite", "ringfuse sql on SQLite (file on tmpfs), /dev/fuse", "dev", "Java",
+             _ringfuse_sql_sqlite("dev"), needs_backing=True, available=_needs_sql_cli),
+        Peer("ringfuse-sql-pg", "ringfuse sql on PostgreSQL (data on tmpfs, localhost), /dev/fuse", "dev", "Java",
+             _ringfuse_sql_pg, needs_backing=True, available=_needs_sql_cli),
     ]

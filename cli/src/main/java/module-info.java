@@ -5,6 +5,7 @@ module dev.ringfuse.cli {
     requires jdk.jfr;
     requires jdk.httpserver;
     requires java.logging;
+    requires dev.ringfuse.sqlfs;
     requires info.picocli;
     opens dev.ringfuse.cli to info.picocli;
 }

@@ -14,11 +14,18 @@ final class Filesystems {
         return new PassthroughFs(PassthroughFs.Options.of(java.nio.file.Path.of(source)).withKernel(mode));
     }
 
+    /** What /proc/mounts shows for a sql source: no password, no query string, no commas (they split -o). */
+    static String sqlName(String source) {
+        return source.replaceFirst("\\?.*", "").replace(',', '_');
+    }
+
     enum Kind {
         memfs,
         /** One file, {@code volume}, backed by an image: built by {@link VolumeCliOptions} (it has options). */
         volume,
-        passthrough;
+        passthrough,
+        /** Files in a SQL database: an SQLite file (created on first use) or a jdbc:postgresql: URL. */
+        sql;
 
         String subtype() {
             return name();

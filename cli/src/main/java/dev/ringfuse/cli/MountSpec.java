@@ -60,6 +60,7 @@ final class MountSpec {
             }
             case volume -> takeVolume(opts);
             case passthrough -> takePassthrough(opts);
+            case sql -> opts;
         };
         if (Libc.getuid() != 0) {
             for (String p : List.of("dev", "suid")) {
@@ -68,7 +69,8 @@ final class MountSpec {
             }
         }
         MountOptions o = MountOptions.defaults().withTransport(transport).withThreads(threads).withSubtype(fs.subtype())
-                .withFsName(source == null ? fs.subtype() : source);
+                .withFsName(source == null ? fs.subtype()
+                        : fs == Filesystems.Kind.sql ? Filesystems.sqlName(source) : source);
         // a volume is a block device's backend: its serving threads must be I/O flushers (MountOptions.ioFlusher)
         if (fs == Filesystems.Kind.volume) o = o.withIoFlusher(true);
         this.options = o.withOptions(String.join(",", opts)).checked();
@@ -92,6 +94,10 @@ final class MountSpec {
             }
             case volume -> volume.create(source, options.readOnly());
             case passthrough -> Filesystems.passthrough(source, volume.passthrough);
+            case sql -> {
+                if (source == null) throw new IllegalArgumentException("sql takes <database file or JDBC URL> <mountpoint>");
+                yield dev.ringfuse.sqlfs.SqlFs.open(dev.ringfuse.sqlfs.SqlFsOptions.of(source));
+            }
         };
     }
 

@@ -113,7 +113,8 @@ public final class Encoder {
     /** fuse_lk_out. */
     public static int lkOut(MemorySegment s, FileLock l) {
         i64(s, Off.FILE_LOCK_START, l.start());
-        i64(s, Off.FILE_LOCK_END, l.end() == FileLock.TO_EOF ? -1 : l.end());
+        // "to the end" is OFFSET_MAX (= TO_EOF) on the wire too: the kernel answers EIO to an end past OFFSET_MAX
+        i64(s, Off.FILE_LOCK_END, l.end());
         i32(s, Off.FILE_LOCK_TYPE, l.type());
         i32(s, Off.FILE_LOCK_PID, l.pid());
         return Off.SIZEOF_LK_OUT;

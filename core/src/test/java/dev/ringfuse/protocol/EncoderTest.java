@@ -67,7 +67,7 @@ class EncoderTest {
         assertArrayEquals(Bytes.of().u64(1L << 33).bytes(), first(b, Encoder.u64(b, 1L << 33)));
         assertArrayEquals(Bytes.of().u32(77).u32(0).bytes(), first(b, Encoder.xattrSize(b, 77)));
         assertArrayEquals(Bytes.of().u32(1).u32(0).bytes(), first(b, Encoder.pollOut(b, 1)));
-        assertArrayEquals(Bytes.of().u64(5).u64(-1).u32(1).u32(99).bytes(),
+        assertArrayEquals(Bytes.of().u64(5).u64(Long.MAX_VALUE).u32(1).u32(99).bytes(),
                 first(b, Encoder.lkOut(b, new FileLock(5, FileLock.TO_EOF, 1, 99))));
         assertArrayEquals(Bytes.of().u32(-25).u32(0).u32(0).u32(0).raw((byte) 9).bytes(),
                 first(b, Encoder.ioctlOut(b, -25, new byte[] {9})));

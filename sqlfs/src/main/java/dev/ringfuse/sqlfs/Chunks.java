@@ -1,0 +1,133 @@
+package dev.ringfuse.sqlfs;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * A file's bytes as rows of {@code chunks(ino, idx, data)}: chunk {@code idx} holds bytes
+ * {@code idx * chunkSize ..} of the file. A missing chunk is a hole; a chunk may be shorter than the chunk
+ * size, the rest reads as zeros. No chunk holds bytes at or past the file's size (truncate trims), so
+ * growing a file never shows old bytes.
+ */
+final class Chunks {
+    private Chunks() {}
+
+    /** Reads up to {@code len} bytes at {@code off} of a file of {@code size} bytes into {@code buf}. */
+    static int read(Connection c, long ino, long size, int chunk, long off, int len, MemorySegment buf)
+            throws SQLException {
+        if (off >= size || len <= 0) return 0;
+        int n = (int) Math.min(len, size - off);
+        buf.asSlice(0, n).fill((byte) 0);
+        long first = off / chunk, last = (off + n - 1) / chunk;
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT idx, data FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ? ORDER BY idx")) {
+            ps.setLong(1, ino);
+            ps.setLong(2, first);
+            ps.setLong(3, last);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long start = rs.getLong(1) * chunk;
+                    byte[] data = rs.getBytes(2);
+                    long from = Math.max(off, start), to = Math.min(off + n, start + data.length);
+                    if (to > from) {
+                        MemorySegment.copy(data, (int) (from - start), buf, ValueLayout.JAVA_BYTE, from - off, (int) (to - from));
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Writes {@code data} at {@code off}; whole chunks are replaced, partial ones read, patched and replaced. */
+    static void write(Connection c, long ino, int chunk, long off, MemorySegment data) throws SQLException {
+        long len = data.byteSize();
+        if (len == 0) return;
+        try (PreparedStatement get = c.prepareStatement("SELECT data FROM chunks WHERE ino = ? AND idx = ?");
+             PreparedStatement put = c.prepareStatement("INSERT INTO chunks (ino, idx, data) VALUES (?, ?, ?)"
+                     + " ON CONFLICT (ino, idx) DO UPDATE SET data = excluded.data")) {
+            for (long idx = off / chunk; idx <= (off + len - 1) / chunk; idx++) {
+                long start = idx * chunk;
+                int from = (int) (Math.max(off, start) - start);
+                int to = (int) (Math.min(off + len, start + chunk) - start);
+                byte[] bytes;
+                if (from == 0 && to == chunk) {
+                    bytes = new byte[chunk];
+                } else {
+                    byte[] old = null;
+                    get.setLong(1, ino);
+                    get.setLong(2, idx);
+                    try (ResultSet rs = get.executeQuery()) {
+                        if (rs.next()) old = rs.getBytes(1);
+                    }
+                    bytes = new byte[Math.max(to, old == null ? 0 : old.length)];
+                    if (old != null) System.arraycopy(old, 0, bytes, 0, old.length);
+                }
+                MemorySegment.copy(data, ValueLayout.JAVA_BYTE, start + from - off, bytes, from, to - from);
+                put.setLong(1, ino);
+                put.setLong(2, idx);
+                put.setBytes(3, bytes);
+                put.executeUpdate();
+            }
+        }
+    }
+
+    /** Drops the bytes at and past {@code newSize} (growing needs nothing: the new range is a hole). */
+    static void truncate(Connection c, Dialect d, long ino, int chunk, long newSize) throws SQLException {
+        long keep = (newSize + chunk - 1) / chunk; // chunks 0 .. keep-1 may hold bytes below newSize
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM chunks WHERE ino = ? AND idx >= ?")) {
+            ps.setLong(1, ino);
+            ps.setLong(2, keep);
+            ps.executeUpdate();
+        }
+        int tail = (int) (newSize % chunk);
+        if (tail != 0) {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE chunks SET data = substr(data, 1, ?)"
+                    + " WHERE ino = ? AND idx = ? AND length(data) > ?")) {
+                ps.setInt(1, tail);
+                ps.setLong(2, ino);
+                ps.setLong(3, newSize / chunk);
+                ps.setInt(4, tail);
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    /** Makes {@code off .. off+len} (inside the file) zeros: whole chunks go, partial ones are zeroed in place. */
+    static void zero(Connection c, long ino, int chunk, long off, long len) throws SQLException {
+        try (PreparedStatement get = c.prepareStatement("SELECT data FROM chunks WHERE ino = ? AND idx = ?");
+             PreparedStatement put = c.prepareStatement("UPDATE chunks SET data = ? WHERE ino = ? AND idx = ?");
+             PreparedStatement drop = c.prepareStatement("DELETE FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?")) {
+            long first = off / chunk, last = (off + len - 1) / chunk;
+            long wholeFrom = (off + chunk - 1) / chunk, wholeTo = (off + len) / chunk - 1;
+            if (wholeFrom <= wholeTo) {
+                drop.setLong(1, ino);
+                drop.setLong(2, wholeFrom);
+                drop.setLong(3, wholeTo);
+                drop.executeUpdate();
+            }
+            for (long idx : new long[] {first, last}) {
+                if (idx >= wholeFrom && idx <= wholeTo) continue;
+                get.setLong(1, ino);
+                get.setLong(2, idx);
+                byte[] data;
+                try (ResultSet rs = get.executeQuery()) {
+                    if (!rs.next()) continue;
+                    data = rs.getBytes(1);
+                }
+                long start = idx * chunk;
+                int from = (int) Math.max(0, off - start), to = (int) Math.min(data.length, off + len - start);
+                if (to <= from) continue;
+                java.util.Arrays.fill(data, from, to, (byte) 0);
+                put.setBytes(1, data);
+                put.setLong(2, ino);
+                put.setLong(3, idx);
+                put.executeUpdate();
+                if (first == last) break;
+            }
+        }
+    }
+}

@@ -1,0 +1,341 @@
+package dev.ringfuse.sqlfs;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ringfuse.FuseException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+
+/**
+ * The connection pools and the one-transaction-per-operation rule. {@link #write} runs its work in a write
+ * transaction, {@link #read} in a read transaction; either commits only if the work returns, and turns
+ * database errors into errnos ({@link Errors}).
+ *
+ * <p><b>SQLite</b>: one writer connection (SQLite has one writer at a time anyway) whose transactions begin
+ * with {@code BEGIN IMMEDIATE}, so a transaction that reads and then writes never fails to upgrade; a small
+ * pool of reader connections that WAL lets run beside the writer. Each write transaction sets
+ * {@code fs_quiet} for its duration so that the change-log triggers record only other writers' changes.
+ * Connections run in auto-commit mode and the transactions are explicit statements (the driver would
+ * otherwise re-open an IMMEDIATE transaction right after each commit and hold the write lock while idle).
+ *
+ * <p><b>PostgreSQL</b>: one pool, SERIALIZABLE transactions retried on serialization failures and
+ * deadlocks; commits are asynchronous ({@code synchronous_commit = off}) except the fsync marker.
+ */
+final class Database implements AutoCloseable {
+    /** The work of one operation, run inside its transaction. */
+    @FunctionalInterface
+    interface Work<T> { T run(Connection c) throws SQLException; }
+
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse.sqlfs");
+    private static final int RETRIES = 50;
+    /** How long an operation keeps trying to reach a database that went away before it answers EIO. */
+    private static final long RECONNECT_NANOS = 10_000_000_000L;
+
+    final Dialect dialect;
+    final String url;
+    final long session;
+    private final HikariDataSource writer;
+    private final HikariDataSource reader;
+    final int chunkSize;
+    /** Room held back on the SQLite file's disk for operations that free space (null on PostgreSQL). */
+    private final Reserve reserve;
+    private final java.util.concurrent.atomic.AtomicLong restarts = new java.util.concurrent.atomic.AtomicLong();
+    /** PostgreSQL's start time when last looked at (guarded by this). */
+    private long serverStart;
+
+    Database(String url, int readers, int chunkSizeForNew, long session) {
+        this.url = url;
+        this.dialect = Dialect.of(url);
+        this.session = session;
+        HikariDataSource w = null, r = null;
+        try {
+            if (dialect == Dialect.SQLITE) {
+                w = pool(url, 1, "writer", true);
+                try (Connection c = w.getConnection()) {
+                    chunkSize = Schema.migrate(c, dialect, chunkSizeForNew);
+                }
+                r = pool(url, readers, "reader", true);
+            } else {
+                w = pool(url, readers + 2, "pg", false);
+                try (Connection c = w.getConnection()) {
+                    chunkSize = Schema.migrate(c, dialect, chunkSizeForNew);
+                }
+                r = w;
+            }
+        } catch (RuntimeException | SQLException e) {
+            if (r != null && r != w) r.close();
+            if (w != null) w.close();
+            throw Errors.atMount(url, e);
+        }
+        this.writer = w;
+        this.reader = r;
+        if (dialect == Dialect.SQLITE) {
+            reserve = new Reserve(Space.sqliteFile(url));
+            reserve.take();
+        } else {
+            reserve = null;
+            serverStart = read(c -> {
+                try (Statement s = c.createStatement()) {
+                    return serverStart(s);
+                }
+            });
+        }
+    }
+
+    private HikariDataSource pool(String url, int size, String name, boolean autoCommit) {
+        HikariConfig cfg = new HikariConfig();
+        cfg.setJdbcUrl(url);
+        cfg.setPoolName("sqlfs-" + name);
+        cfg.setMaximumPoolSize(size);
+        cfg.setMinimumIdle(Math.min(size, 2));
+        cfg.setAutoCommit(autoCommit);
+        cfg.setConnectionTimeout(5_000); // a caller waits at most this long for a connection, then EIO
+        cfg.setValidationTimeout(2_000);
+        cfg.setInitializationFailTimeout(1); // fail at mount, with the cause, if the database cannot be reached
+        Properties p = new Properties();
+        if (dialect == Dialect.SQLITE) {
+            p.setProperty("journal_mode", "WAL");
+            p.setProperty("synchronous", "NORMAL");
+            p.setProperty("foreign_keys", "true");
+            p.setProperty("busy_timeout", "10000");
+            p.setProperty("cache_size", "-16384");
+        } else {
+            p.setProperty("connectTimeout", "5");
+            p.setProperty("socketTimeout", "60");
+            p.setProperty("tcpKeepAlive", "true");
+            p.setProperty("ApplicationName", "ringfuse-sqlfs");
+            cfg.setTransactionIsolation("TRANSACTION_SERIALIZABLE");
+            // startup options, not an init statement: an init statement would run inside the connection's
+            // first transaction and fix its snapshot at the time the pool opened the connection
+            p.setProperty("options", "-c ringfuse.origin=" + session + " -c synchronous_commit=off");
+        }
+        cfg.setDataSourceProperties(p);
+        return new HikariDataSource(cfg);
+    }
+
+    <T> T write(Work<T> work) {
+        return run(writer, work, true);
+    }
+
+    /**
+     * A write that frees space (unlink, rmdir, truncate, rename over a file): on a full disk it gets the
+     * reserve's room, and the reserve is taken again once there is room.
+     */
+    <T> T freeing(Work<T> work) {
+        try {
+            return run(writer, work, true);
+        } catch (dev.ringfuse.FuseException e) {
+            if (e.errno() != dev.ringfuse.Errno.ENOSPC || reserve == null || !reserve.release()) throw e;
+        }
+        T r;
+        try {
+            r = run(writer, work, true);
+        } catch (dev.ringfuse.FuseException e) {
+            if (e.errno() != dev.ringfuse.Errno.ENOSPC) throw e;
+            checkpoint();
+            r = run(writer, work, true);
+        }
+        checkpoint();
+        reserve.take();
+        return r;
+    }
+
+    /** Copies the WAL into the database and empties it (its room goes back to the disk). */
+    private void checkpoint() {
+        try (Connection c = writer.getConnection(); Statement s = c.createStatement()) {
+            s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch (SQLException ignored) {
+            // a reader still holds old pages: the WAL is reused from its start later anyway
+        }
+    }
+
+    <T> T read(Work<T> work) {
+        return run(reader, work, false);
+    }
+
+    private <T> T run(HikariDataSource pool, Work<T> work, boolean write) {
+        long start = System.nanoTime();
+        for (int attempt = 0; ; attempt++) {
+            try (Connection c = pool.getConnection()) {
+                return dialect == Dialect.SQLITE ? sqlite(c, work, write) : postgres(c, work);
+            } catch (CommitFailed e) {
+                throw Errors.map(e.cause); // it may or may not have committed: never run it twice
+            } catch (SQLException e) {
+                boolean reconnect = Errors.connectionLost(e) && System.nanoTime() - start < RECONNECT_NANOS;
+                if ((Errors.retryable(e) || reconnect) && attempt < RETRIES) {
+                    backoff(attempt);
+                    continue;
+                }
+                throw Errors.map(e);
+            }
+        }
+    }
+
+    /** A failed COMMIT, whose outcome is unknown: not retried. */
+    private static final class CommitFailed extends SQLException {
+        final SQLException cause;
+
+        CommitFailed(SQLException cause) {
+            super(cause.getMessage(), cause.getSQLState(), cause);
+            this.cause = cause;
+        }
+    }
+
+    private static <T> T sqlite(Connection c, Work<T> work, boolean write) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(write ? "BEGIN IMMEDIATE" : "BEGIN");
+            try {
+                if (write) s.executeUpdate("UPDATE fs_quiet SET on_ = 1");
+                T r = work.run(c);
+                if (write) s.executeUpdate("UPDATE fs_quiet SET on_ = 0");
+                s.execute("COMMIT");
+                return r;
+            } catch (SQLException | RuntimeException | Error e) {
+                rollback(s);
+                throw e;
+            }
+        }
+    }
+
+    private static <T> T postgres(Connection c, Work<T> work) throws SQLException {
+        try {
+            T r = work.run(c);
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                throw Errors.retryable(e) ? e : new CommitFailed(e); // a serialization failure at commit: nothing done
+            }
+            return r;
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                c.rollback();
+            } catch (SQLException ignored) {
+                // a broken connection: the pool drops it
+            }
+            throw e;
+        }
+    }
+
+    private static void rollback(Statement s) {
+        try {
+            s.execute("ROLLBACK");
+        } catch (SQLException ignored) {
+            // SQLite rolls back by itself after some errors (SQLITE_FULL): nothing left to undo
+        }
+    }
+
+    private static void backoff(int attempt) {
+        try {
+            Thread.sleep(Math.min(50, 1 + attempt * 2L) + (long) (Math.random() * 5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FuseException(dev.ringfuse.Errno.EINTR);
+        }
+    }
+
+    /**
+     * Makes every committed transaction durable. SQLite: a marker transaction committed with
+     * synchronous=FULL, whose fsync of the WAL also covers every earlier frame (ordinary commits run with
+     * NORMAL and are durable only at the next checkpoint). PostgreSQL: a transaction with
+     * synchronous_commit on that writes a row (of this session's own), so its commit waits for the WAL to be
+     * flushed up to its own commit record, past every earlier asynchronous commit.
+     */
+    void durable() {
+        if (dialect == Dialect.SQLITE) {
+            for (int attempt = 0; ; attempt++) {
+                try (Connection c = writer.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("PRAGMA synchronous = FULL");
+                    try {
+                        s.execute("BEGIN IMMEDIATE");
+                        try {
+                            s.executeUpdate("UPDATE fs_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'fsyncs'");
+                            s.execute("COMMIT");
+                        } catch (SQLException e) {
+                            rollback(s);
+                            throw e;
+                        }
+                    } finally {
+                        s.execute("PRAGMA synchronous = NORMAL");
+                    }
+                    return;
+                } catch (SQLException e) {
+                    if (Errors.retryable(e) && attempt < RETRIES) {
+                        backoff(attempt);
+                        continue;
+                    }
+                    throw Errors.map(e);
+                }
+            }
+        }
+        long started = write(c -> {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET LOCAL synchronous_commit TO on");
+                // the commit waits for the flush only if the transaction wrote WAL before its commit record
+                // (txid_current() alone does not): a row of this session's own, so mounts never conflict
+                s.executeUpdate("INSERT INTO fs_meta (key, value) VALUES ('fsync-" + session + "', '1')"
+                        + " ON CONFLICT (key) DO UPDATE SET value = (fs_meta.value::bigint + 1)::text");
+                return serverStart(s);
+            }
+        });
+        synchronized (this) {
+            if (started != serverStart) {
+                serverStart = started;
+                restarts.incrementAndGet();
+                LOG.log(System.Logger.Level.WARNING, "the database server restarted: changes not yet fsynced may be lost");
+            }
+        }
+    }
+
+    /**
+     * How many server restarts this mount has noticed (PostgreSQL; always 0 on SQLite). An asynchronous
+     * commit made before a restart may be lost with the server's unflushed WAL, so a file written before
+     * the restart count last changed must not have its fsync acknowledged (see SqlFileOps.fsync).
+     */
+    long restarts() {
+        return restarts.get();
+    }
+
+    /** The server's start time (microseconds), which changes with every restart or crash recovery. */
+    private static long serverStart(Statement s) throws SQLException {
+        try (java.sql.ResultSet rs = s.executeQuery("SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000000)::bigint")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Hands a connection of the writer pool to {@code work} outside any transaction (maintenance). */
+    <T> T raw(Work<T> work) {
+        try (Connection c = writer.getConnection()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw Errors.map(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (dialect == Dialect.POSTGRES) {
+            try {
+                write(c -> {
+                    try (Statement s = c.createStatement()) {
+                        s.executeUpdate("DELETE FROM fs_meta WHERE key = 'fsync-" + session + "'");
+                    }
+                    return null;
+                });
+            } catch (RuntimeException ignored) {
+                // a row of a few bytes stays behind
+            }
+        }
+        if (dialect == Dialect.SQLITE) {
+            try (Connection c = writer.getConnection(); Statement s = c.createStatement()) {
+                s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+            } catch (SQLException | RuntimeException ignored) {
+                // best effort: the WAL is replayed on the next open
+            }
+        }
+        if (reader != writer) reader.close();
+        writer.close();
+    }
+}

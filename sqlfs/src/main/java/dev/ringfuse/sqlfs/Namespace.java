@@ -1,0 +1,140 @@
+package dev.ringfuse.sqlfs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.function.LongPredicate;
+
+/**
+ * The calls that add, remove or move names, each inside the caller's one transaction: either every row
+ * changes (entries, link counts, times, orphans) or none does. {@code known} says whether the kernel holds
+ * a reference to a node (then a node that loses its last link is kept as an orphan until forgotten).
+ */
+final class Namespace {
+    static final int RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2, RENAME_WHITEOUT = 4;
+
+    private final long session;
+    private final LongPredicate known;
+
+    Namespace(long session, LongPredicate known) {
+        this.session = session;
+        this.known = known;
+    }
+
+    /** Creates a node of {@code type} as {@code name} in {@code parent}; returns it. */
+    Node create(Connection c, long parent, byte[] name, String type, int mode, int uid, int gid, long rdev, long now)
+            throws SQLException {
+        Store.checkName(name);
+        Store.dir(c, parent);
+        if (Store.lookup(c, parent, name) != null) throw new FuseException(Errno.EEXIST);
+        boolean dir = type.equals("dir");
+        long ino = Store.insertInode(c, type, mode, uid, gid, dir ? 2 : 1, rdev, now);
+        Store.insertDentry(c, parent, name, ino);
+        Store.dirChanged(c, parent, now, dir ? 1 : 0);
+        return Store.node(c, ino);
+    }
+
+    void link(Connection c, Node n, long parent, byte[] name, long now) throws SQLException {
+        Store.checkName(name);
+        if (n.isDir()) throw new FuseException(Errno.EPERM);
+        Store.dir(c, parent);
+        if (Store.lookup(c, parent, name) != null) throw new FuseException(Errno.EEXIST);
+        Store.insertDentry(c, parent, name, n.ino());
+        Store.linksChanged(c, n.ino(), now, 1);
+        Store.dirChanged(c, parent, now, 0);
+        if (n.nlink() == 0) { // an O_TMPFILE or unlinked file gets a name again
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM orphans WHERE ino = ?")) {
+                ps.setLong(1, n.ino());
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    void remove(Connection c, long parent, byte[] name, boolean directory, long now) throws SQLException {
+        Store.node(c, parent);
+        Node child = Store.lookup(c, parent, name);
+        if (child == null) throw new FuseException(Errno.ENOENT);
+        if (child.isDir() != directory) throw new FuseException(directory ? Errno.ENOTDIR : Errno.EISDIR);
+        if (directory && !Store.isEmptyDir(c, child.ino())) throw new FuseException(Errno.ENOTEMPTY);
+        Store.deleteDentry(c, parent, name);
+        Store.dirChanged(c, parent, now, directory ? -1 : 0);
+        dropLink(c, child, now);
+    }
+
+    /** The node lost one name: a directory all its links, anything else one. */
+    private void dropLink(Connection c, Node n, long now) throws SQLException {
+        long left = n.isDir() ? 0 : n.nlink() - 1;
+        Store.setLinks(c, n.ino(), now, left);
+        if (left == 0) Store.unlinked(c, n.ino(), known.test(n.ino()), session);
+    }
+
+    void rename(Connection c, long from, byte[] name, long to, byte[] newName, int flags, int uid, int gid, long now)
+            throws SQLException {
+        if ((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) != 0
+                || ((flags & RENAME_EXCHANGE) != 0 && flags != RENAME_EXCHANGE)) {
+            throw new FuseException(Errno.EINVAL);
+        }
+        Store.checkName(newName);
+        Store.node(c, from);
+        Node toDir = Store.node(c, to);
+        Node src = Store.lookup(c, from, name);
+        if (src == null) throw new FuseException(Errno.ENOENT);
+        Node dst = Store.lookup(c, to, newName);
+        boolean exchange = (flags & RENAME_EXCHANGE) != 0;
+        if (exchange && dst == null) throw new FuseException(Errno.ENOENT);
+        if ((flags & RENAME_NOREPLACE) != 0 && dst != null) throw new FuseException(Errno.EEXIST);
+        if (dst != null && src.ino() == dst.ino()) return;
+        if (toDir.nlink() == 0) throw new FuseException(Errno.ENOENT);
+        if (src.isDir() && from != to && Store.isAncestor(c, src.ino(), to)) throw new FuseException(Errno.EINVAL);
+        if (exchange) {
+            if (dst.isDir() && from != to && Store.isAncestor(c, dst.ino(), from)) throw new FuseException(Errno.EINVAL);
+            setChild(c, from, name, dst.ino());
+            setChild(c, to, newName, src.ino());
+            if (from != to && src.isDir() != dst.isDir()) {
+                int delta = src.isDir() ? 1 : -1; // the directory moves from "from" to "to"
+                Store.dirChanged(c, to, now, delta);
+                Store.dirChanged(c, from, now, -delta);
+            } else {
+                Store.dirChanged(c, from, now, 0);
+                Store.dirChanged(c, to, now, 0);
+            }
+            Store.linksChanged(c, src.ino(), now, 0);
+            Store.linksChanged(c, dst.ino(), now, 0);
+            return;
+        }
+        if (dst != null) {
+            if (src.isDir() && !dst.isDir()) throw new FuseException(Errno.ENOTDIR);
+            if (!src.isDir() && dst.isDir()) throw new FuseException(Errno.EISDIR);
+            if (dst.isDir() && !Store.isEmptyDir(c, dst.ino())) throw new FuseException(Errno.ENOTEMPTY);
+            Store.deleteDentry(c, to, newName);
+            if (dst.isDir()) Store.dirChanged(c, to, now, -1);
+            dropLink(c, dst, now);
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE dentries SET parent = ?, name = ? WHERE parent = ? AND name = ?")) {
+            ps.setLong(1, to);
+            ps.setBytes(2, newName);
+            ps.setLong(3, from);
+            ps.setBytes(4, name);
+            ps.executeUpdate();
+        }
+        if ((flags & RENAME_WHITEOUT) != 0) {
+            long w = Store.insertInode(c, "char", 0, uid, gid, 1, 0, now);
+            Store.insertDentry(c, from, name, w);
+        }
+        int moved = src.isDir() && from != to ? 1 : 0;
+        Store.dirChanged(c, from, now, -moved);
+        if (from != to) Store.dirChanged(c, to, now, moved);
+        Store.linksChanged(c, src.ino(), now, 0);
+    }
+
+    private static void setChild(Connection c, long parent, byte[] name, long child) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE dentries SET child = ? WHERE parent = ? AND name = ?")) {
+            ps.setLong(1, child);
+            ps.setLong(2, parent);
+            ps.setBytes(3, name);
+            ps.executeUpdate();
+        }
+    }
+}

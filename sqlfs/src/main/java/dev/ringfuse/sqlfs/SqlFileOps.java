@@ -1,0 +1,243 @@
+package dev.ringfuse.sqlfs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.lowlevel.CountReply;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.lowlevel.OpenFlags;
+import dev.ringfuse.lowlevel.OpenReply;
+import dev.ringfuse.lowlevel.ReadReply;
+import dev.ringfuse.lowlevel.RequestContext;
+import dev.ringfuse.lowlevel.StatusReply;
+import java.lang.foreign.MemorySegment;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Regular-file I/O: open handles, read, write, truncate, fsync. Each read and each write is one
+ * transaction, so a write that spans chunks is seen whole or not at all, by the mount and by SQL readers.
+ */
+abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
+    static final int O_TRUNC = 01000, O_APPEND = 02000;
+    static final int WRITE_KILL_SUIDGID = 4;
+    static final String SECURITY_CAPABILITY = "security.capability";
+
+    /** What an open file remembers: only O_APPEND matters, the kernel enforces the rest. */
+    private record Handle(long ino, boolean append) {}
+
+    final Database db;
+    final long attrNanos;
+    private final ConcurrentHashMap<Long, Handle> handles = new ConcurrentHashMap<>();
+    private final AtomicLong nextFh = new AtomicLong(1);
+    /**
+     * Files changed since their last fsync, with {@link Database#restarts()} as it was before the change:
+     * if the server restarted since, the change may be lost and fsync answers EIO (once, as Linux reports a
+     * lost writeback). PostgreSQL only; an entry stays until the file's next fsync.
+     */
+    private final ConcurrentHashMap<Long, Long> unsynced = new ConcurrentHashMap<>();
+
+    SqlFileOps(Database db, long attrNanos) {
+        this.db = db;
+        this.attrNanos = attrNanos;
+    }
+
+    long openHandle(long ino, int flags) {
+        long fh = nextFh.getAndIncrement();
+        handles.put(fh, new Handle(ino, (flags & O_APPEND) != 0));
+        return fh;
+    }
+
+    /**
+     * SQLite: this mount is the database's only one and other writers' changes invalidate the kernel's
+     * cache (change feed), so cached pages stay valid across opens. PostgreSQL: close-to-open consistency,
+     * each open drops the file's cached pages. FLUSH is needed only where locks live in the database.
+     */
+    abstract int openFlags();
+
+    @Override
+    public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
+        Node n = db.read(c -> Store.node(c, nodeid));
+        if (n.isDir()) throw new FuseException(Errno.EISDIR);
+        if ((flags & O_TRUNC) != 0) db.write(c -> truncate(c, ctx, Store.node(c, nodeid), 0, now()));
+        reply.open(openHandle(nodeid, flags), openFlags());
+    }
+
+    @Override
+    public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
+        MemorySegment buf = reply.buffer();
+        int n = db.read(c -> {
+            Node f = Store.node(c, nodeid);
+            if (f.isDir()) throw new FuseException(Errno.EISDIR);
+            return Chunks.read(c, nodeid, f.size(), db.chunkSize, offset, size, buf);
+        });
+        reply.commit(n);
+    }
+
+    /** Notes that {@code ino} (new, so not known before) came to be while the restart count was {@code restarts}. */
+    void markUnsynced(long ino, long restarts) {
+        if (db.dialect == Dialect.POSTGRES) unsynced.putIfAbsent(ino, restarts);
+    }
+
+    /** Notes that {@code ino} changes now (call before the transaction). */
+    void changing(long ino) {
+        // SQLite: a crash of this process loses no commit, and nothing else can lose them but the machine
+        if (db.dialect == Dialect.POSTGRES) unsynced.putIfAbsent(ino, db.restarts());
+    }
+
+    @Override
+    public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags,
+                      CountReply reply) {
+        changing(nodeid);
+        Handle h = handles.get(fh);
+        long now = now();
+        long n = db.write(c -> {
+            Node f = Store.node(c, nodeid);
+            if (!f.isFile()) throw new FuseException(Errno.EINVAL);
+            long off = h != null && h.append ? f.size() : offset;
+            if (off + data.byteSize() < 0) throw new FuseException(Errno.EFBIG);
+            Chunks.write(c, nodeid, db.chunkSize, off, data);
+            int mode = (writeFlags & WRITE_KILL_SUIDGID) != 0 ? killedMode(f, inGroup(ctx, f)) : f.mode();
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ?, mode = ? WHERE ino = ?")) {
+                ps.setLong(1, Math.max(f.size(), off + data.byteSize()));
+                ps.setLong(2, now);
+                ps.setLong(3, now);
+                ps.setInt(4, mode);
+                ps.setLong(5, nodeid);
+                ps.executeUpdate();
+            }
+            dropCapability(c, nodeid);
+            return data.byteSize();
+        });
+        reply.count(n);
+    }
+
+    @Override
+    public void flush(RequestContext ctx, long nodeid, long fh, long lockOwner, StatusReply reply) {
+        reply.ok();
+    }
+
+    @Override
+    public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock,
+                        StatusReply reply) {
+        handles.remove(fh);
+        reply.ok();
+    }
+
+    /** Every commit is already in the database; fsync makes them durable (see {@link Database#durable}). */
+    @Override
+    public void fsync(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
+        durable(nodeid);
+        reply.ok();
+    }
+
+    @Override
+    public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
+        durable(nodeid);
+        reply.ok();
+    }
+
+    private void durable(long ino) {
+        Long before = unsynced.get(ino);
+        db.durable();
+        if (before != null) {
+            unsynced.remove(ino, before);
+            if (before < db.restarts()) throw new FuseException(Errno.EIO); // may have been lost with the server
+        }
+    }
+
+    @Override
+    public void syncfs(RequestContext ctx, long nodeid, StatusReply reply) {
+        db.durable();
+        reply.ok();
+    }
+
+    static final int FALLOC_FL_KEEP_SIZE = 1, FALLOC_FL_PUNCH_HOLE = 2, FALLOC_FL_ZERO_RANGE = 16;
+
+    /**
+     * fallocate modes 0 and KEEP_SIZE (nothing to reserve in a database: the size grows, the range reads as
+     * zeros), PUNCH_HOLE|KEEP_SIZE and ZERO_RANGE (the range becomes zeros: whole chunks are deleted, partial
+     * ones zeroed); one transaction. COLLAPSE, INSERT, UNSHARE: EOPNOTSUPP. st_blocks follows the size, so
+     * the space is not measured (see DESIGN.md).
+     */
+    @Override
+    public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length,
+                          StatusReply reply) {
+        if ((mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0
+                || (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) == (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)
+                || ((mode & FALLOC_FL_PUNCH_HOLE) != 0 && (mode & FALLOC_FL_KEEP_SIZE) == 0)) {
+            throw new FuseException(Errno.EOPNOTSUPP);
+        }
+        if (offset < 0 || length <= 0 || offset + length < 0) throw new FuseException(Errno.EINVAL);
+        changing(nodeid);
+        long now = now();
+        db.write(c -> {
+            Node f = Store.node(c, nodeid);
+            if (!f.isFile()) throw new FuseException(f.isDir() ? Errno.EISDIR : Errno.ENODEV);
+            boolean zero = (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0;
+            if (zero && offset < f.size()) Chunks.zero(c, nodeid, db.chunkSize, offset, Math.min(length, f.size() - offset));
+            long size = (mode & FALLOC_FL_KEEP_SIZE) == 0 ? Math.max(f.size(), offset + length) : f.size();
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
+                ps.setLong(1, size);
+                ps.setLong(2, zero ? now : f.mtimeNs()); // allocating changes only ctime (tmpfs)
+                ps.setLong(3, now);
+                ps.setLong(4, nodeid);
+                ps.executeUpdate();
+            }
+            return null;
+        });
+        reply.ok();
+    }
+
+    /** Truncates (or extends) a file to {@code size}; mtime and ctime change even if the size does not (tmpfs). */
+    Node truncate(Connection c, RequestContext ctx, Node f, long size, long now) throws SQLException {
+        if (f.isDir()) throw new FuseException(Errno.EISDIR);
+        if (!f.isFile()) throw new FuseException(Errno.EINVAL);
+        if (size < f.size()) Chunks.truncate(c, db.dialect, f.ino(), db.chunkSize, size);
+        try (PreparedStatement ps = c.prepareStatement("UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
+            ps.setLong(1, size);
+            ps.setLong(2, now);
+            ps.setLong(3, now);
+            ps.setLong(4, f.ino());
+            ps.executeUpdate();
+        }
+        return Store.node(c, f.ino());
+    }
+
+    static void dropCapability(Connection c, long ino) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM xattrs WHERE ino = ? AND name = ?")) {
+            ps.setLong(1, ino);
+            ps.setString(2, SECURITY_CAPABILITY);
+            ps.executeUpdate();
+        }
+    }
+
+    /**
+     * The mode after the kernel asked to drop privileges: suid always goes; sgid when group-executable, when
+     * it was the only bit, or when the caller is not in the file's group (as memfs, see fs/DESIGN.md).
+     */
+    static int killedMode(Node f, boolean callerInGroup) {
+        int mode = f.mode();
+        boolean suid = (mode & 04000) != 0;
+        mode &= ~04000;
+        if ((mode & 02010) == 02010 || !suid || !callerInGroup) mode &= ~02000;
+        return mode;
+    }
+
+    static boolean inGroup(RequestContext ctx, Node n) {
+        return ctx.uid() == 0 || ctx.gid() == n.gid();
+    }
+
+    static long now() {
+        java.time.Instant i = java.time.Instant.now();
+        return i.getEpochSecond() * 1_000_000_000L + i.getNano();
+    }
+
+    static int cacheFlags(boolean keep, boolean noflush) {
+        return (keep ? OpenFlags.KEEP_CACHE : 0) | (noflush ? OpenFlags.NOFLUSH : 0);
+    }
+}

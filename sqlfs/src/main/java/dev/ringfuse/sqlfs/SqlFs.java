@@ -1,0 +1,476 @@
+package dev.ringfuse.sqlfs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FileNames;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.lowlevel.AttrReply;
+import dev.ringfuse.lowlevel.Capability;
+import dev.ringfuse.lowlevel.CreateReply;
+import dev.ringfuse.lowlevel.DirPlusReply;
+import dev.ringfuse.lowlevel.DirReply;
+import dev.ringfuse.lowlevel.Entry;
+import dev.ringfuse.lowlevel.FileLock;
+import dev.ringfuse.lowlevel.LockReply;
+import dev.ringfuse.lowlevel.EntryReply;
+import dev.ringfuse.lowlevel.InitContext;
+import dev.ringfuse.lowlevel.OpenReply;
+import dev.ringfuse.lowlevel.ReadlinkReply;
+import dev.ringfuse.lowlevel.RequestContext;
+import dev.ringfuse.lowlevel.SetAttr;
+import dev.ringfuse.lowlevel.StatfsReply;
+import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.lowlevel.StatxReply;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A filesystem whose files live in a SQL database (SQLite or PostgreSQL), on the low-level inode API:
+ * node ids are {@code inodes.ino}. Every operation is one database transaction. See sqlfs/DESIGN.md and the
+ * schema contract in docs/sql-schema.md.
+ */
+public final class SqlFs extends SqlFileOps {
+    private static final int S_ISGID = 02000;
+    private static final int PATH_MAX = 4096;
+
+    private final SqlFsOptions options;
+    private final long entryNanos;
+    /** Lookup references the kernel holds, by node id (absent = none). */
+    private final ConcurrentHashMap<Long, Long> lookups = new ConcurrentHashMap<>();
+    private final Namespace ns;
+    private final Xattrs xattrs;
+    private final ChangeFeed feed;
+    private final SessionGuard guard;
+    /** Locks in the database: PostgreSQL only (one SQLite mount per file: the kernel's own lock manager). */
+    private final Locks locks;
+
+    private SqlFs(SqlFsOptions options, Database db, SessionGuard guard) {
+        super(db, options.attrTimeout().toNanos());
+        this.options = options;
+        this.guard = guard;
+        this.entryNanos = options.entryTimeout().toNanos();
+        this.ns = new Namespace(db.session, lookups::containsKey);
+        this.xattrs = new Xattrs(db);
+        this.locks = db.dialect == Dialect.POSTGRES ? new Locks(db) : null;
+        this.feed = ChangeFeed.of(db, lookups::containsKey, guard, () -> java.util.Set.copyOf(lookups.keySet()));
+    }
+
+    /**
+     * Opens (creating and migrating as needed) the database at {@code options.url()}; throws
+     * {@link SqlFsException} with a one-line reason if it cannot be served.
+     */
+    public static SqlFs open(SqlFsOptions options) {
+        long session = SessionGuard.newSessionId();
+        SessionGuard guard = SessionGuard.acquire(options.url(), session);
+        Database db;
+        try {
+            db = new Database(options.url(), options.readers(), options.chunkSize(), session);
+        } catch (RuntimeException e) {
+            guard.close();
+            throw e;
+        }
+        try {
+            guard.cleanOrphans(db);
+        } catch (RuntimeException e) {
+            db.close();
+            guard.close();
+            throw Errors.atMount(options.url(), e);
+        }
+        return new SqlFs(options, db, guard);
+    }
+
+    /** The chunk size of this database's file data, in bytes. */
+    public int chunkSize() { return db.chunkSize; }
+
+    @Override
+    int openFlags() {
+        return db.dialect == Dialect.SQLITE ? cacheFlags(true, true) : cacheFlags(false, false);
+    }
+
+    @Override
+    public void init(InitContext init) {
+        for (Capability c : new Capability[] {Capability.ASYNC_READ, Capability.EXPORT_SUPPORT, Capability.READDIRPLUS,
+                Capability.READDIRPLUS_AUTO, Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS,
+                Capability.HANDLE_KILLPRIV_V2}) {
+            init.want(c);
+        }
+        if (locks != null) {
+            init.want(Capability.POSIX_LOCKS);
+            init.want(Capability.FLOCK_LOCKS);
+        }
+        init.timeGranularity(1);
+        feed.start(init.notifier());
+    }
+
+    @Override
+    public void destroy() {
+        feed.close();
+        try {
+            if (locks != null) locks.releaseSession();
+            for (Long ino : List.copyOf(lookups.keySet())) db.write(c -> {
+                Store.deleteIfUnlinked(c, ino, db.session);
+                return null;
+            });
+        } catch (RuntimeException ignored) {
+            // orphans left behind are removed at the next mount
+        }
+        lookups.clear();
+        db.close();
+        guard.close();
+    }
+
+    // ---- names -------------------------------------------------------------------------------------------
+
+    @Override
+    public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
+        byte[] b = FileNames.encode(name);
+        Store.checkName(b);
+        Node n = db.read(c -> {
+            if (name.equals(".")) return Store.node(c, parent);
+            if (name.equals("..")) return Store.node(c, Store.parentOf(c, parent));
+            Node dir = Store.node(c, parent);
+            if (!dir.isDir()) throw new FuseException(Errno.ENOTDIR);
+            return Store.lookup(c, parent, b);
+        });
+        if (n != null) reply.entry(entry(n));
+        else if (entryNanos > 0) reply.negative(entryNanos);
+        else reply.error(Errno.ENOENT);
+    }
+
+    @Override
+    public void forget(long nodeid, long nlookup) {
+        Long left = lookups.computeIfPresent(nodeid, (k, v) -> v - nlookup > 0 ? v - nlookup : null);
+        if (left == null) {
+            try {
+                db.freeing(c -> {
+                    Store.deleteIfUnlinked(c, nodeid, db.session);
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                // the orphan stays and is removed at the next mount
+            }
+        }
+    }
+
+    @Override
+    public void mknod(RequestContext ctx, long parent, String name, int mode, int rdev, EntryReply reply) {
+        String type = Node.typeName(mode);
+        reply.entry(entry(create(ctx, parent, name, type, mode, rdev)));
+    }
+
+    @Override
+    public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
+        reply.entry(entry(create(ctx, parent, name, "dir", mode, 0)));
+    }
+
+    private Node create(RequestContext ctx, long parent, String name, String type, int mode, long rdev) {
+        byte[] b = FileNames.encode(name);
+        long now = now();
+        changing(parent);
+        long restartsBefore = db.restarts();
+        Node n = db.write(c -> {
+            Node dir = Store.dir(c, parent);
+            // a setgid directory hands its group down, and its setgid bit to subdirectories
+            boolean sgid = (dir.mode() & S_ISGID) != 0;
+            int m = sgid && type.equals("dir") ? mode | S_ISGID : mode;
+            return ns.create(c, parent, b, type, m, ctx.uid(), sgid ? dir.gid() : ctx.gid(), rdev, now);
+        });
+        markUnsynced(n.ino(), restartsBefore);
+        return n;
+    }
+
+    @Override
+    public void symlink(RequestContext ctx, long parent, String name, String target, EntryReply reply) {
+        byte[] t = FileNames.encode(target);
+        if (t.length == 0) throw new FuseException(Errno.ENOENT);
+        if (t.length >= PATH_MAX) throw new FuseException(Errno.ENAMETOOLONG);
+        byte[] b = FileNames.encode(name);
+        long now = now();
+        Node n = db.write(c -> {
+            Node dir = Store.dir(c, parent);
+            int gid = (dir.mode() & S_ISGID) != 0 ? dir.gid() : ctx.gid();
+            Node l = ns.create(c, parent, b, "symlink", 0777, ctx.uid(), gid, 0, now);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO symlinks (ino, target) VALUES (?, ?)")) {
+                ps.setLong(1, l.ino());
+                ps.setBytes(2, t);
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE inodes SET size = ? WHERE ino = ?")) {
+                ps.setLong(1, t.length);
+                ps.setLong(2, l.ino());
+                ps.executeUpdate();
+            }
+            return Store.node(c, l.ino());
+        });
+        reply.entry(entry(n));
+    }
+
+    @Override
+    public void readlink(RequestContext ctx, long nodeid, ReadlinkReply reply) {
+        byte[] t = db.read(c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT target FROM symlinks WHERE ino = ?")) {
+                ps.setLong(1, nodeid);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) throw new FuseException(Errno.EINVAL);
+                    return rs.getBytes(1);
+                }
+            }
+        });
+        reply.target(t);
+    }
+
+    @Override
+    public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
+        byte[] b = FileNames.encode(name);
+        long now = now();
+        db.freeing(c -> {
+            ns.remove(c, parent, b, false, now);
+            return null;
+        });
+        reply.ok();
+    }
+
+    @Override
+    public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
+        byte[] b = FileNames.encode(name);
+        long now = now();
+        db.freeing(c -> {
+            ns.remove(c, parent, b, true, now);
+            return null;
+        });
+        reply.ok();
+    }
+
+    @Override
+    public void rename(RequestContext ctx, long parent, String name, long newParent, String newName, int flags,
+                       StatusReply reply) {
+        byte[] a = FileNames.encode(name), b = FileNames.encode(newName);
+        long now = now();
+        db.freeing(c -> {
+            Node from = Store.node(c, parent);
+            int gid = (from.mode() & S_ISGID) != 0 ? from.gid() : ctx.gid();
+            ns.rename(c, parent, a, newParent, b, flags, ctx.uid(), gid, now);
+            return null;
+        });
+        reply.ok();
+    }
+
+    @Override
+    public void link(RequestContext ctx, long nodeid, long newParent, String newName, EntryReply reply) {
+        byte[] b = FileNames.encode(newName);
+        long now = now();
+        Node n = db.write(c -> {
+            ns.link(c, Store.node(c, nodeid), newParent, b, now);
+            return Store.node(c, nodeid);
+        });
+        reply.entry(entry(n));
+    }
+
+    @Override
+    public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
+        Node n = create(ctx, parent, name, "file", mode, 0);
+        Entry e = entry(n);
+        reply.created(e, openHandle(n.ino(), flags), openFlags());
+    }
+
+    @Override
+    public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
+        long now = now();
+        Node n = db.write(c -> {
+            Node dir = Store.dir(c, parent);
+            int gid = (dir.mode() & S_ISGID) != 0 ? dir.gid() : ctx.gid();
+            long ino = Store.insertInode(c, "file", mode, ctx.uid(), gid, 0, 0, now);
+            Store.unlinked(c, ino, true, db.session);
+            return Store.node(c, ino);
+        });
+        reply.created(entry(n), openHandle(n.ino(), flags), openFlags());
+    }
+
+    // ---- directories -------------------------------------------------------------------------------------
+
+    @Override
+    public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
+        Node n = db.read(c -> Store.node(c, nodeid));
+        if (!n.isDir()) throw new FuseException(Errno.ENOTDIR);
+        reply.open(0, 0);
+    }
+
+    /** One entry of a listing: its cookie is the dentry's row id + 2 ("." and ".." are 1 and 2). */
+    private record Listed(long cookie, String name, Node node) {}
+
+    private List<Listed> list(long dir, long offset, int max) {
+        return db.read(c -> {
+            List<Listed> out = new ArrayList<>();
+            Node d = Store.node(c, dir);
+            if (!d.isDir()) throw new FuseException(Errno.ENOTDIR);
+            if (offset < 1) out.add(new Listed(1, ".", d));
+            if (offset < 2) out.add(new Listed(2, "..", Store.node(c, Store.parentOf(c, dir))));
+            try (PreparedStatement ps = c.prepareStatement("SELECT d.id, d.name, " + Node.COLUMNS_I
+                    + " FROM dentries d JOIN inodes i ON i.ino = d.child WHERE d.parent = ? AND d.id > ? ORDER BY d.id LIMIT ?")) {
+                ps.setLong(1, dir);
+                ps.setLong(2, Math.max(0, offset - 2));
+                ps.setInt(3, max);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) out.add(new Listed(rs.getLong(1) + 2, FileNames.decode(rs.getBytes(2)), Node.of(rs, 3)));
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public void readdir(RequestContext ctx, long nodeid, long fh, long offset, int size, DirReply reply) {
+        for (Listed l : list(nodeid, offset, size / 24 + 1)) {
+            if (!reply.add(l.name(), l.node().ino(), l.node().fullMode(), l.cookie())) break;
+        }
+        reply.send();
+    }
+
+    @Override
+    public void readdirplus(RequestContext ctx, long nodeid, long fh, long offset, int size, DirPlusReply reply) {
+        for (Listed l : list(nodeid, offset, size / 160 + 1)) {
+            boolean dots = l.cookie() <= 2;
+            Entry e = dots ? new Entry(0, 0, l.node().attr(), 0, 0) : entry(l.node(), false);
+            if (!reply.add(l.name(), e, l.cookie())) break;
+            if (!dots) lookups.merge(l.node().ino(), 1L, Long::sum);
+        }
+        reply.send();
+    }
+
+    // ---- attributes --------------------------------------------------------------------------------------
+
+    @Override
+    public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
+        reply.attr(db.read(c -> Store.node(c, nodeid)).attr(), attrNanos);
+    }
+
+    @Override
+    public void statx(RequestContext ctx, long nodeid, long fh, int flags, int mask, StatxReply reply) {
+        reply.statx(db.read(c -> Store.node(c, nodeid)).attr(), 0x7ff, attrNanos);
+    }
+
+    @Override
+    public void setattr(RequestContext ctx, long nodeid, SetAttr s, AttrReply reply) {
+        long now = now();
+        Database.Work<Node> work = c -> {
+            Node f = Store.node(c, nodeid);
+            boolean member = inGroup(ctx, f); // of the group before a chown, as the kernel judges it
+            if (s.hasSize()) f = truncate(c, ctx, f, s.size(), now);
+            int mode = s.hasMode() ? s.mode() & 07777 : f.mode();
+            int uid = s.hasUid() ? s.uid() : f.uid(), gid = s.hasGid() ? s.gid() : f.gid();
+            if (s.killSuidGid() && !f.isDir()) {
+                mode = killedMode(new Node(f.ino(), f.type(), mode, uid, gid, 0, 0, 0, 0, 0, 0), member);
+            }
+            if ((s.killSuidGid() || s.hasSize() || s.hasUid() || s.hasGid()) && !f.isDir()) dropCapability(c, nodeid);
+            long a = s.hasAtime() ? (s.atimeNow() ? now : ns(s.atimeSec(), s.atimeNsec())) : f.atimeNs();
+            long m = s.hasMtime() ? (s.mtimeNow() ? now : ns(s.mtimeSec(), s.mtimeNsec())) : f.mtimeNs();
+            long ct = s.hasCtime() ? ns(s.ctimeSec(), s.ctimeNsec()) : now;
+            try (PreparedStatement ps = c.prepareStatement("UPDATE inodes SET mode = ?, uid = ?, gid = ?, atime_ns = ?,"
+                    + " mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
+                ps.setInt(1, mode);
+                ps.setLong(2, Integer.toUnsignedLong(uid));
+                ps.setLong(3, Integer.toUnsignedLong(gid));
+                ps.setLong(4, a);
+                ps.setLong(5, m);
+                ps.setLong(6, ct);
+                ps.setLong(7, nodeid);
+                ps.executeUpdate();
+            }
+            return Store.node(c, nodeid);
+        };
+        Node n = s.hasSize() ? db.freeing(work) : db.write(work);
+        reply.attr(n.attr(), attrNanos);
+    }
+
+    /** Seconds and nanoseconds as nanoseconds, saturated at the range of a 64-bit count (years 1678..2262). */
+    private static long ns(long sec, int nsec) {
+        if (sec > Long.MAX_VALUE / 1_000_000_000L - 1) return Long.MAX_VALUE;
+        if (sec < Long.MIN_VALUE / 1_000_000_000L + 1) return Long.MIN_VALUE;
+        return sec * 1_000_000_000L + nsec;
+    }
+
+    @Override
+    public void statfs(RequestContext ctx, long nodeid, StatfsReply reply) {
+        reply.statfs(Space.statfs(db));
+    }
+
+    // ---- xattrs ------------------------------------------------------------------------------------------
+
+    @Override
+    public void setxattr(RequestContext ctx, long nodeid, String name, java.lang.foreign.MemorySegment value, int flags,
+                         StatusReply reply) {
+        xattrs.set(nodeid, name, value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), flags, now());
+        reply.ok();
+    }
+
+    @Override
+    public void getxattr(RequestContext ctx, long nodeid, String name, int size, dev.ringfuse.lowlevel.XattrReply reply) {
+        reply.value(xattrs.get(nodeid, name));
+    }
+
+    @Override
+    public void listxattr(RequestContext ctx, long nodeid, int size, dev.ringfuse.lowlevel.XattrReply reply) {
+        reply.names(xattrs.names(nodeid));
+    }
+
+    @Override
+    public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
+        xattrs.remove(nodeid, name, now());
+        reply.ok();
+    }
+
+    // ---- locks (PostgreSQL) ------------------------------------------------------------------------------
+
+    @Override
+    public void getlk(RequestContext ctx, long nodeid, long fh, long owner, FileLock lock, LockReply reply) {
+        if (locks == null) throw new FuseException(Errno.ENOSYS);
+        FileLock other = locks.conflict(nodeid, owner, 'p', lock);
+        reply.lock(other != null ? other : new FileLock(lock.start(), lock.end(), FileLock.F_UNLCK, 0));
+    }
+
+    @Override
+    public void setlk(RequestContext ctx, long nodeid, long fh, long owner, FileLock lock, boolean sleep, StatusReply reply) {
+        if (locks == null) throw new FuseException(Errno.ENOSYS);
+        locks.set(ctx, nodeid, owner, 'p', lock, sleep, reply, reply::ok);
+    }
+
+    @Override
+    public void flock(RequestContext ctx, long nodeid, long fh, long owner, int op, StatusReply reply) {
+        if (locks == null) throw new FuseException(Errno.ENOSYS);
+        int type = (op & Locks.LOCK_UN) != 0 ? FileLock.F_UNLCK
+                : (op & Locks.LOCK_EX) != 0 ? FileLock.F_WRLCK : FileLock.F_RDLCK;
+        FileLock whole = new FileLock(0, FileLock.TO_EOF, type, ctx.pid());
+        locks.set(ctx, nodeid, owner, 'f', whole, (op & Locks.LOCK_NB) == 0 && type != FileLock.F_UNLCK, reply, reply::ok);
+    }
+
+    /** A close releases the closing process's record locks on the file (POSIX). */
+    @Override
+    public void flush(RequestContext ctx, long nodeid, long fh, long lockOwner, StatusReply reply) {
+        if (locks != null) locks.releaseAll(nodeid, lockOwner, 'p');
+        reply.ok();
+    }
+
+    @Override
+    public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock,
+                        StatusReply reply) {
+        if (locks != null && flockUnlock) locks.releaseAll(nodeid, lockOwner, 'f');
+        super.release(ctx, nodeid, fh, flags, lockOwner, flockUnlock, reply);
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------------
+
+    /** An entry for a reply that counts a lookup: the count is taken before the kernel can forget it. */
+    private Entry entry(Node n) {
+        return entry(n, true);
+    }
+
+    private Entry entry(Node n, boolean count) {
+        if (count) lookups.merge(n.ino(), 1L, Long::sum);
+        return new Entry(n.ino(), 0, n.attr(), entryNanos, attrNanos);
+    }
+
+    /** Node ids the kernel currently holds (tests). */
+    int knownInodes() { return lookups.size(); }
+}

@@ -1,0 +1,95 @@
+package dev.ringfuse.sqlfs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Extended attributes in table {@code xattrs}; each call one transaction that also moves the inode's ctime. */
+final class Xattrs {
+    private static final int XATTR_CREATE = 1, XATTR_REPLACE = 2;
+
+    private final Database db;
+
+    Xattrs(Database db) {
+        this.db = db;
+    }
+
+    /** The namespaces a filesystem may hold (the kernel checks who may write which). */
+    static void checkNamespace(String name) {
+        if (name.startsWith("user.") || name.startsWith("trusted.") || name.startsWith("security.")
+                || name.equals("system.posix_acl_access") || name.equals("system.posix_acl_default")) {
+            return;
+        }
+        throw new FuseException(Errno.EOPNOTSUPP);
+    }
+
+    void set(long ino, String name, byte[] value, int flags, long now) {
+        checkNamespace(name);
+        db.write(c -> {
+            Store.node(c, ino);
+            boolean exists = get(c, ino, name) != null;
+            if ((flags & XATTR_CREATE) != 0 && exists) throw new FuseException(Errno.EEXIST);
+            if ((flags & XATTR_REPLACE) != 0 && !exists) throw new FuseException(Errno.ENODATA);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO xattrs (ino, name, value) VALUES (?, ?, ?)"
+                    + " ON CONFLICT (ino, name) DO UPDATE SET value = excluded.value")) {
+                ps.setLong(1, ino);
+                ps.setString(2, name);
+                ps.setBytes(3, value);
+                ps.executeUpdate();
+            }
+            Store.linksChanged(c, ino, now, 0);
+            return null;
+        });
+    }
+
+    byte[] get(long ino, String name) {
+        checkNamespace(name);
+        byte[] v = db.read(c -> {
+            Store.node(c, ino);
+            return get(c, ino, name);
+        });
+        if (v == null) throw new FuseException(Errno.ENODATA);
+        return v;
+    }
+
+    private static byte[] get(java.sql.Connection c, long ino, String name) throws java.sql.SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT value FROM xattrs WHERE ino = ? AND name = ?")) {
+            ps.setLong(1, ino);
+            ps.setString(2, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getBytes(1) : null;
+            }
+        }
+    }
+
+    List<String> names(long ino) {
+        return db.read(c -> {
+            Store.node(c, ino);
+            List<String> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("SELECT name FROM xattrs WHERE ino = ? ORDER BY name")) {
+                ps.setLong(1, ino);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) out.add(rs.getString(1));
+                }
+            }
+            return out;
+        });
+    }
+
+    void remove(long ino, String name, long now) {
+        checkNamespace(name);
+        db.write(c -> {
+            Store.node(c, ino);
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM xattrs WHERE ino = ? AND name = ?")) {
+                ps.setLong(1, ino);
+                ps.setString(2, name);
+                if (ps.executeUpdate() == 0) throw new FuseException(Errno.ENODATA);
+            }
+            Store.linksChanged(c, ino, now, 0);
+            return null;
+        });
+    }
+}
