@@ -99,9 +99,9 @@ public final class PoolVerifier {
         }
     }
 
-    /** Reads every copy of {@code bp} separately and checks it. */
+    /** Reads every copy of {@code bp} separately and checks it; true when at least one copy is good. */
     private boolean block(BlockPointer bp, LongConsumer progress) {
-        boolean ok = true;
+        boolean ok = false;
         blocks++;
         for (Dva d : bp.dvas()) {
             if (d.isEmpty()) continue;
@@ -111,9 +111,9 @@ public final class PoolVerifier {
                     bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum());
             try {
                 io.read(single);
+                ok = true;
             } catch (IOException e) {
                 errors.add("copy " + d.device() + ":" + d.offset() + " of " + bp + ": " + e.getMessage());
-                ok = false;
             }
             bytes += d.asize();
             progress.accept(bytes);
