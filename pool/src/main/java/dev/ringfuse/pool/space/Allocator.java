@@ -18,8 +18,7 @@ public final class Allocator {
     private final long reserve;
     private final List<Extent> allocated = new ArrayList<>();
     private final List<Extent> freed = new ArrayList<>();
-    private List<Extent> deferred1 = new ArrayList<>();
-    private List<Extent> deferred2 = new ArrayList<>();
+    private List<Extent> deferred = new ArrayList<>();
     private int nextDevice;
 
     public Allocator(SpaceMap[] maps) {
@@ -100,11 +99,10 @@ public final class Allocator {
     public synchronized List<Extent> allocatedThisTxg() { return List.copyOf(allocated); }
     public synchronized List<Extent> freedThisTxg() { return List.copyOf(freed); }
 
-    /** Called once txg t's uberblock is durable: frees of t-1 become allocatable; t's wait one more txg. */
+    /** Called once txg t's uberblock is durable: frees of t-1 become allocatable; t's wait for t+1. */
     public synchronized void committed() {
-        for (Extent e : deferred2) maps[e.device()].add(e.offset(), e.length());
-        deferred2 = deferred1;
-        deferred1 = new ArrayList<>(freed);
+        for (Extent e : deferred) maps[e.device()].add(e.offset(), e.length());
+        deferred = new ArrayList<>(freed);
         allocated.clear();
         freed.clear();
     }
@@ -120,8 +118,7 @@ public final class Allocator {
     /** Bytes sitting in deferred frees (counted as used until released). */
     public synchronized long deferredBytes() {
         long n = 0;
-        for (Extent e : deferred1) n += e.length();
-        for (Extent e : deferred2) n += e.length();
+        for (Extent e : deferred) n += e.length();
         for (Extent e : freed) n += e.length();
         return n;
     }
