@@ -2,7 +2,10 @@ package dev.ringfuse.pool.format;
 
 import java.nio.charset.StandardCharsets;
 
-/** h(name): FNV-1a 64 with the low 8 bits cleared, never below 0x100 (DESIGN.md, "Dataset directory"). */
+/**
+ * h(name): FNV-1a 64 with the low 8 bits and the top 2 bits cleared, never below 0x100 (DESIGN.md, "Dataset
+ * directory"). Readdir cookies are h | index: positive as signed 64-bit offsets, which the VFS needs.
+ */
 public final class NameHash {
     private NameHash() {}
 
@@ -16,7 +19,7 @@ public final class NameHash {
             h ^= x & 0xFF;
             h *= 0x100000001b3L;
         }
-        h &= ~0xFFL;
-        return Long.compareUnsigned(h, 0x100) < 0 ? 0x100 : h;
+        h &= 0x3FFF_FFFF_FFFF_FF00L;
+        return h < 0x100 ? 0x100 : h;
     }
 }

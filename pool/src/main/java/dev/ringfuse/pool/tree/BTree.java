@@ -19,7 +19,7 @@ public final class BTree {
     /** Nodes split when their encoding would pass this many bytes. */
     public static final int NODE_BUDGET = 16 * 1024;
     /** Largest value accepted. */
-    public static final int MAX_VALUE = 3 * 1024;
+    public static final int MAX_VALUE = 8 * 1024;
 
     /** Receives each key and value of a scan; return false to stop. */
     public interface Visitor {
