@@ -177,27 +177,41 @@ final class FileData {
         dirty.remove(n.ino);
     }
 
-    /** SEEK_DATA (data=true) or SEEK_HOLE from {@code off}; -1 for ENXIO. Block granularity. */
+    /**
+     * SEEK_DATA (data=true) or SEEK_HOLE from {@code off}; -1 for ENXIO. Holes are missing blocks and, inside
+     * a block, 4 KiB pages of zeros (as tmpfs reports pages never written).
+     */
     long seek(Inode n, long off, boolean data) throws IOException {
         if (off >= n.size || off < 0) return -1;
         if (n.blocksize == 0) return data ? -1 : off;
         int bs = n.blocksize;
-        long idx = off / bs;
         long lastIdx = (n.size - 1) / bs;
-        for (long i = idx; i <= lastIdx; ) {
-            boolean has = hasBlock(n, i);
-            if (has == data) return Math.max(off, i * bs);
-            long next = data ? nextBlock(n, i + 1) : i + 1;
-            if (next < 0) break;
-            i = next;
+        long i = off / bs;
+        while (i <= lastIdx) {
+            byte[] b = block(n, i);
+            if (b == null) {
+                if (!data) return Math.max(off, i * bs);
+                long next = nextBlock(n, i + 1);
+                if (next < 0 || next > lastIdx) return -1;
+                i = next;
+                continue;
+            }
+            long from = Math.max(off, i * bs);
+            for (long p = from / PAGE * PAGE; p < (i + 1) * bs && p < n.size; p += PAGE) {
+                boolean isData = !zeroPage(b, (int) (p - i * bs));
+                if (isData == data) return Math.max(off, p);
+            }
+            i++;
         }
         return data ? -1 : n.size;
     }
 
-    private boolean hasBlock(Inode n, long idx) throws IOException {
-        TreeMap<Long, byte[]> m = dirty.get(n.ino);
-        if (m != null && m.containsKey(idx)) return true;
-        return tree().get(new Key(n.ino, DATA, idx)) != null;
+    static final int PAGE = 4096;
+
+    private static boolean zeroPage(byte[] b, int at) {
+        int end = Math.min(b.length, at + PAGE);
+        for (int k = at; k < end; k++) if (b[k] != 0) return false;
+        return true;
     }
 
     /** The first stored or dirty block index at or after {@code from}, or -1. */

@@ -126,7 +126,9 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem {
     public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
         locked(() -> {
             Inode dir = dir(parent);
-            Buckets.Dirent d = names.find(dir.ino, FileNames.encode(name));
+            byte[] nm = FileNames.encode(name);
+            if (nm.length > 255) throw new FuseException(Errno.ENAMETOOLONG);
+            Buckets.Dirent d = names.find(dir.ino, nm);
             if (d == null) reply.negative(ENTRY_NANOS);
             else reply.entry(entry(inodes.require(d.ino())));
         });
