@@ -15,11 +15,29 @@ final class Filesystems {
         return new PassthroughFs(PassthroughFs.Options.of(java.nio.file.Path.of(source)).withKernel(mode));
     }
 
+    /** Opens the registered pool of {@code POOL/NAME} and serves the dataset; the filesystem owns the pool. */
+    static LowLevelFileSystem poolDataset(String source) {
+        if (source == null || !source.contains("/")) throw new IllegalArgumentException("pool takes POOL/NAME <mountpoint>");
+        try {
+            dev.ringfuse.pool.txg.Pool p = PoolCommand.admin().open(source.substring(0, source.indexOf('/')));
+            try {
+                return new dev.ringfuse.pool.fs.PoolFs(p.dataset(source), true);
+            } catch (java.io.IOException | RuntimeException e) {
+                p.close();
+                throw e;
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        }
+    }
+
     enum Kind {
         memfs,
         /** One file, {@code volume}, backed by an image: built by {@link VolumeCliOptions} (it has options). */
         volume,
-        passthrough;
+        passthrough,
+        /** A dataset of a pool: {@code mount pool POOL/NAME MNT}; the pool commits and closes at unmount. */
+        pool;
 
         String subtype() {
             return name();
@@ -33,6 +51,7 @@ final class Filesystems {
                 }
                 case volume -> throw new IllegalStateException("volume is created with its options (VolumeCliOptions)");
                 case passthrough -> passthrough(source, "auto");
+                case pool -> poolDataset(source);
             };
         }
     }

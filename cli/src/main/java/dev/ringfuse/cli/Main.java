@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** Entry point of the ringfuse command. */
 @Command(name = "ringfuse", mixinStandardHelpOptions = true, version = "ringfuse 0.1.0",
         description = "Pure-Java FUSE: mount filesystems, run the demo.",
-        subcommands = {MountCommand.class, DemoCommand.class, UnmountCommand.class})
+        subcommands = {MountCommand.class, DemoCommand.class, UnmountCommand.class, PoolCommand.class, FsCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -56,6 +56,8 @@ final class MountCommand implements Callable<Integer> {
             Thread main = Thread.currentThread();
             Thread hook = new Thread(() -> {
                 m.close();
+                // the JVM halts when the hooks return: a filesystem with state to persist (pool) finishes here
+                closeQuietly(filesystem);
                 main.interrupt();
             });
             Runtime.getRuntime().addShutdownHook(hook);
@@ -73,7 +75,18 @@ final class MountCommand implements Callable<Integer> {
                 // the hook is what ended the wait
             }
         }
+        // a filesystem with state to persist (pool) finishes its destroy before the process exits
+        closeQuietly(filesystem);
         System.out.println("ringfuse: unmounted " + mountpoint);
         return 0;
+    }
+
+    private static void closeQuietly(LowLevelFileSystem fs) {
+        if (!(fs instanceof AutoCloseable c)) return;
+        try {
+            c.close();
+        } catch (Exception e) {
+            System.err.println("ringfuse: closing the filesystem failed: " + e.getMessage());
+        }
     }
 }

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * {@link Inodes}; every request runs under the pool lock (correctness first; see DESIGN.md). fsync, fsyncdir
  * and syncfs commit the txg; a timer commits every 5 s, and so does crossing 64 MiB of dirty data.
  */
-public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem {
+public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, AutoCloseable {
     private static final long ENTRY_NANOS = 1_000_000_000L;
     private ScheduledExecutorService timer;
     private final boolean ownsPool;
@@ -104,8 +104,22 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem {
 
     @Override
     public void destroy() {
+        close();
+    }
+
+    private boolean closed;
+
+    /**
+     * Commits and, if it owns the pool, closes it; once. Synchronized, so a caller that closes after the
+     * unmount waits for a destroy still running on a transport thread (the process may exit right after).
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) return;
+        closed = true;
         if (timer != null) timer.shutdownNow();
         timedCommit();
+        System.err.println("pool " + pool.name() + ": committed txg " + pool.txg());
         if (ownsPool) {
             try {
                 pool.close();

@@ -34,6 +34,7 @@ public final class UringBlockDevice implements BlockDevice {
     private final long size;
     private final int alignment;
     private final boolean direct;
+    private java.nio.channels.FileChannel lockChannel;
 
     private UringBlockDevice(Path path, UringLoop loop, AsyncFile file, long size, int alignment, boolean direct) {
         this.path = path;
@@ -51,6 +52,31 @@ public final class UringBlockDevice implements BlockDevice {
         try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "r")) {
             size = raf.length(); // the JDK asks BLKGETSIZE64 for block devices
         }
+        // taken after every other open/close of the path in this process: closing any descriptor of a file
+        // drops the process's fcntl locks on it
+        // one user at a time: a second process (or a second open in this one) would corrupt the pool
+        java.nio.channels.FileChannel lock = java.nio.channels.FileChannel.open(path, java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE);
+        try {
+            if (lock.tryLock() == null) throw new IOException(path + " is in use by another process (a mounted pool?)");
+        } catch (java.nio.channels.OverlappingFileLockException e) {
+            lock.close();
+            throw new IOException(path + " is already open in this process");
+        } catch (IOException e) {
+            lock.close();
+            throw e;
+        }
+        try {
+            UringBlockDevice d = openLocked(path, size);
+            d.lockChannel = lock;
+            return d;
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    private static UringBlockDevice openLocked(Path path, long size) throws IOException {
         int lbs = DeviceInfo.logicalBlockSize(path);
         if (lbs > 4096) throw new IOException(path + ": logical block size " + lbs + " > 4096 is not supported");
         UringLoop loop = UringLoop.start(64);
@@ -79,8 +105,10 @@ public final class UringBlockDevice implements BlockDevice {
     @Override
     public void read(long offset, byte[] dst, int off, int len) throws IOException {
         checkRange(offset, len);
-        try (Arena arena = Arena.ofShared()) {
-            MemorySegment buf = arena.allocate(len, 4096);
+        {
+            // an automatic arena: the request holds the buffer until its completion, so memory is never
+            // freed under the kernel, even when a wait ends early
+            MemorySegment buf = Arena.ofAuto().allocate(len, 4096);
             int done = 0;
             while (done < len) {
                 int n = await(file.read(buf.asSlice(done), offset + done));
@@ -99,7 +127,8 @@ public final class UringBlockDevice implements BlockDevice {
     @Override
     public void writeAll(List<Write> writes) throws IOException {
         for (Write w : writes) checkRange(w.offset(), w.data().length);
-        try (Arena arena = Arena.ofShared()) {
+        {
+            Arena arena = Arena.ofAuto();
             List<CompletableFuture<Integer>> inFlight = new ArrayList<>(writes.size());
             List<MemorySegment> bufs = new ArrayList<>(writes.size());
             for (Write w : writes) {
@@ -133,6 +162,7 @@ public final class UringBlockDevice implements BlockDevice {
     }
 
     private <T> T await(CompletableFuture<T> f) throws IOException {
+        boolean interrupted = false;
         try {
             return f.get(DEADLINE_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException | CompletionException e) {
@@ -141,8 +171,11 @@ public final class UringBlockDevice implements BlockDevice {
         } catch (TimeoutException e) {
             throw new IOException(name() + ": I/O timed out after " + DEADLINE_SECONDS + " s");
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(name() + ": interrupted");
+            // never abandon I/O in flight (a commit cut short loses what the caller was promised): wait on
+            interrupted = true;
+            return await(f);
+        } finally {
+            if (interrupted && !Thread.currentThread().isInterrupted()) Thread.currentThread().interrupt();
         }
     }
 
@@ -152,6 +185,7 @@ public final class UringBlockDevice implements BlockDevice {
             file.close();
         } finally {
             loop.close();
+            if (lockChannel != null) lockChannel.close();
         }
     }
 }

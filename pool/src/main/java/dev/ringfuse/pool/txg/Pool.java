@@ -106,8 +106,26 @@ public final class Pool implements AutoCloseable {
         return v;
     }
 
-    /** Imports the pool on {@code devices} (any order); clear errors for foreign, damaged or incomplete sets. */
+    /**
+     * Imports the pool on {@code devices} (any order); clear errors for foreign, damaged or incomplete sets.
+     * On failure the devices are closed.
+     */
     public static Pool open(List<BlockDevice> devices) throws IOException {
+        try {
+            return openOrThrow(devices);
+        } catch (IOException | RuntimeException e) {
+            for (BlockDevice d : devices) {
+                try {
+                    d.close();
+                } catch (IOException ignored) {
+                    // the import error is what matters
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static Pool openOrThrow(List<BlockDevice> devices) throws IOException {
         if (devices.isEmpty()) throw new IOException("no devices given");
         Label[] byIndex = null;
         Label first = null;
@@ -377,6 +395,30 @@ public final class Pool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Marks the labels ACTIVE (after an import of an exported pool). */
+    public void activate() throws IOException {
+        lock.lock();
+        try {
+            checkUsable();
+            List<Label> next = new ArrayList<>();
+            for (Label l : labels) next.add(l.withState(Label.ACTIVE, txg));
+            Labels.write(io, next);
+            labels = next;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Label state of the pool as found at import (ACTIVE, EXPORTED). */
+    public int labelState() { return labels.getFirst().state(); }
+
+    /** Device guids in index order. */
+    public List<Long> deviceGuids() {
+        List<Long> out = new ArrayList<>();
+        for (Label.DeviceEntry d : labels.getFirst().devices()) out.add(d.guid());
+        return out;
     }
 
     private void closeDevices() {
