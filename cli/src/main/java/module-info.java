@@ -6,6 +6,7 @@ module dev.ringfuse.cli {
     requires jdk.httpserver;
     requires java.logging;
     requires dev.ringfuse.sqlfs;
+    requires dev.ringfuse.pool;
     requires info.picocli;
     opens dev.ringfuse.cli to info.picocli;
 }

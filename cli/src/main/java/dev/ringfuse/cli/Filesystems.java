@@ -19,13 +19,31 @@ final class Filesystems {
         return source.replaceFirst("\\?.*", "").replace(',', '_');
     }
 
+    /** Opens the registered pool of {@code POOL/NAME} and serves the dataset; the filesystem owns the pool. */
+    static LowLevelFileSystem poolDataset(String source) {
+        if (source == null || !source.contains("/")) throw new IllegalArgumentException("pool takes POOL/NAME <mountpoint>");
+        try {
+            dev.ringfuse.pool.txg.Pool p = PoolCommand.admin().open(source.substring(0, source.indexOf('/')));
+            try {
+                return new dev.ringfuse.pool.fs.PoolFs(p.dataset(source), true);
+            } catch (java.io.IOException | RuntimeException e) {
+                p.close();
+                throw e;
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        }
+    }
+
     enum Kind {
         memfs,
         /** One file, {@code volume}, backed by an image: built by {@link VolumeCliOptions} (it has options). */
         volume,
         passthrough,
         /** Files in a SQL database: an SQLite file (created on first use) or a jdbc:postgresql: URL. */
-        sql;
+        sql,
+        /** A dataset of a pool: {@code mount pool POOL/NAME MNT}; the pool commits and closes at unmount. */
+        pool;
 
         String subtype() {
             return name();

@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 @Command(name = "ringfuse", mixinStandardHelpOptions = true, version = "ringfuse 0.1.0",
         description = "Pure-Java FUSE: mount filesystems, run the demo, act as mount(8)'s helper for -t fuse.ringfuse.",
         subcommands = {MountCommand.class, DemoCommand.class, UnmountCommand.class, MountHelperCommand.class,
-                InstallHelperCommand.class, StatsCommand.class})
+                InstallHelperCommand.class, StatsCommand.class,
+                PoolCommand.class, FsCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -88,6 +88,8 @@ final class MountCommand implements Callable<Integer> {
             Thread hook = new Thread(() -> {
                 m.close();
                 if (recording != null) recording.close();
+                // the JVM halts when the hooks return: a filesystem with state to persist (pool) finishes here
+                closeQuietly(filesystem);
                 main.interrupt();
             });
             Runtime.getRuntime().addShutdownHook(hook);
@@ -112,7 +114,18 @@ final class MountCommand implements Callable<Integer> {
             recording.close();
             System.out.println("ringfuse: recording written to " + jfr);
         }
+        // a filesystem with state to persist (pool) finishes its destroy before the process exits
+        closeQuietly(filesystem);
         System.out.println("ringfuse: unmounted " + spec.mountpoint);
         return 0;
+    }
+
+    private static void closeQuietly(LowLevelFileSystem fs) {
+        if (!(fs instanceof AutoCloseable c)) return;
+        try {
+            c.close();
+        } catch (Exception e) {
+            System.err.println("ringfuse: closing the filesystem failed: " + e.getMessage());
+        }
     }
 }

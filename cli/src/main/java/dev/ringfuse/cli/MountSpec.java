@@ -60,7 +60,7 @@ final class MountSpec {
             }
             case volume -> takeVolume(opts);
             case passthrough -> takePassthrough(opts);
-            case sql -> opts;
+            case sql, pool -> opts;
         };
         if (Libc.getuid() != 0) {
             for (String p : List.of("dev", "suid")) {
@@ -98,6 +98,7 @@ final class MountSpec {
                 if (source == null) throw new IllegalArgumentException("sql takes <database file or JDBC URL> <mountpoint>");
                 yield dev.ringfuse.sqlfs.SqlFs.open(dev.ringfuse.sqlfs.SqlFsOptions.of(source));
             }
+            case pool -> Filesystems.poolDataset(source);
         };
     }
 

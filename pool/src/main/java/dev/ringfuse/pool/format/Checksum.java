@@ -1,0 +1,66 @@
+package dev.ringfuse.pool.format;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.zip.CRC32C;
+
+/** Block checksum algorithms; the code is the byte stored in a block pointer. */
+public enum Checksum {
+    /** The fast default: the JDK's CRC32C (hardware-accelerated), in the first 4 bytes of the 32-byte field. */
+    CRC32C(1, "crc32c"),
+    /** Cryptographic strength, selectable per dataset. */
+    SHA256(2, "sha256");
+
+    public static final int SIZE = 32;
+    public final int code;
+    public final String propertyName;
+
+    Checksum(int code, String propertyName) {
+        this.code = code;
+        this.propertyName = propertyName;
+    }
+
+    public static Checksum ofCode(int code) throws FormatException {
+        for (Checksum c : values()) if (c.code == code) return c;
+        throw new FormatException("unknown checksum type " + code);
+    }
+
+    public static Checksum ofName(String name) {
+        for (Checksum c : values()) if (c.propertyName.equalsIgnoreCase(name)) return c;
+        if (name.equalsIgnoreCase("on")) return CRC32C;
+        throw new IllegalArgumentException("unknown checksum '" + name + "' (crc32c, sha256)");
+    }
+
+    /** The 32-byte checksum of {@code data[off, off+len)}. */
+    public byte[] compute(byte[] data, int off, int len) {
+        byte[] out = new byte[SIZE];
+        switch (this) {
+            case CRC32C -> {
+                int v = crc32c(data, off, len);
+                out[0] = (byte) v; out[1] = (byte) (v >>> 8); out[2] = (byte) (v >>> 16); out[3] = (byte) (v >>> 24);
+            }
+            case SHA256 -> {
+                try {
+                    MessageDigest md = MessageDigest.getInstance("SHA-256");
+                    md.update(data, off, len);
+                    System.arraycopy(md.digest(), 0, out, 0, SIZE);
+                } catch (NoSuchAlgorithmException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        return out;
+    }
+
+    public boolean matches(byte[] expected, byte[] data, int off, int len) {
+        return Arrays.equals(expected, compute(data, off, len));
+    }
+
+    /** CRC32C, as used for the self-checksums of labels and uberblocks. */
+    public static int crc32c(byte[] data, int off, int len) {
+        CRC32C c = new CRC32C();
+        c.update(data, off, len);
+        return (int) c.getValue();
+    }
+}

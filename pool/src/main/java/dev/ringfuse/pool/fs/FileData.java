@@ -1,0 +1,267 @@
+package dev.ringfuse.pool.fs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.pool.format.BlockPointer;
+import dev.ringfuse.pool.format.BlockType;
+import dev.ringfuse.pool.format.Checksum;
+import dev.ringfuse.pool.format.Compression;
+import dev.ringfuse.pool.tree.BTree;
+import dev.ringfuse.pool.tree.Key;
+import dev.ringfuse.pool.txg.Dataset;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The bytes of regular files: blocks of the file's block size under (ino, DATA, index). Writes go to dirty
+ * block buffers in memory; {@link #sync} (called at each txg commit) compresses, checksums and writes them,
+ * replacing (and freeing) the previous block. A block of zeros is stored as a hole. Callers hold the pool lock.
+ */
+final class FileData {
+    static final int DATA = 80;
+    private final Dataset ds;
+    private final Inodes inodes;
+    private final Map<Long, TreeMap<Long, byte[]>> dirty = new HashMap<>();
+    private long dirtyBytes;
+
+    FileData(Dataset ds, Inodes inodes) {
+        this.ds = ds;
+        this.inodes = inodes;
+    }
+
+    long dirtyBytes() { return dirtyBytes; }
+
+    long dirtyBytes(long ino) {
+        TreeMap<Long, byte[]> m = dirty.get(ino);
+        if (m == null) return 0;
+        long n = 0;
+        for (byte[] b : m.values()) n += b.length;
+        return n;
+    }
+
+    int blocksize(Inode n) throws IOException {
+        if (n.blocksize == 0) n.blocksize = ds.recordsize();
+        return n.blocksize;
+    }
+
+    private BTree tree() { return ds.tree(); }
+
+    /** The block's current bytes (blocksize long), or null for a hole. */
+    private byte[] block(Inode n, long idx) throws IOException {
+        TreeMap<Long, byte[]> m = dirty.get(n.ino);
+        if (m != null && m.containsKey(idx)) return m.get(idx);
+        byte[] v = tree().get(new Key(n.ino, DATA, idx));
+        if (v == null) return null;
+        byte[] data = ds.pool().io().read(BlockPointer.fromBytes(v));
+        int bs = blocksize(n);
+        return data.length == bs ? data : java.util.Arrays.copyOf(data, bs);
+    }
+
+    private byte[] dirtyBlock(Inode n, long idx) throws IOException {
+        TreeMap<Long, byte[]> m = dirty.computeIfAbsent(n.ino, k -> new TreeMap<>());
+        byte[] b = m.get(idx);
+        if (b == null) {
+            byte[] cur = block(n, idx);
+            b = cur == null ? new byte[blocksize(n)] : cur;
+            m.put(idx, b);
+            dirtyBytes += b.length;
+        }
+        return b;
+    }
+
+    int read(Inode n, long off, byte[] dst, int len) throws IOException {
+        if (off >= n.size) return 0;
+        int want = (int) Math.min(len, n.size - off);
+        int bs = blocksize(n);
+        int done = 0;
+        while (done < want) {
+            long pos = off + done;
+            long idx = pos / bs;
+            int in = (int) (pos % bs);
+            int k = Math.min(want - done, bs - in);
+            byte[] b = block(n, idx);
+            if (b == null) java.util.Arrays.fill(dst, done, done + k, (byte) 0);
+            else System.arraycopy(b, in, dst, done, k);
+            done += k;
+        }
+        return want;
+    }
+
+    void write(Inode n, long off, byte[] src, int len) throws IOException {
+        if (off + len < 0 || off + len > (1L << 50)) throw new FuseException(Errno.EFBIG);
+        int bs = blocksize(n);
+        long needed = (long) ((len + bs - 1) / bs + 1) * bs;
+        if (ds.pool().io().allocator().availableBytes() < dirtyBytes + needed) throw new FuseException(Errno.ENOSPC);
+        int done = 0;
+        while (done < len) {
+            long pos = off + done;
+            long idx = pos / bs;
+            int in = (int) (pos % bs);
+            int k = Math.min(len - done, bs - in);
+            System.arraycopy(src, done, dirtyBlock(n, idx), in, k);
+            done += k;
+        }
+        if (off + len > n.size) n.size = off + len;
+    }
+
+    /** Drops bytes at and after {@code size} (blocks wholly past it are freed; the tail of the last is zeroed). */
+    void truncate(Inode n, long size) throws IOException {
+        if (size < n.size && n.blocksize != 0) {
+            int bs = n.blocksize;
+            long firstGone = (size + bs - 1) / bs;
+            dropBlocks(n, firstGone, Long.MAX_VALUE);
+            if (size % bs != 0) {
+                long idx = size / bs;
+                if (block(n, idx) != null) {
+                    byte[] b = dirtyBlock(n, idx);
+                    java.util.Arrays.fill(b, (int) (size % bs), bs, (byte) 0);
+                }
+            }
+        }
+        n.size = size;
+    }
+
+    /** Zeroes [off, off+len): whole blocks become holes. */
+    void punch(Inode n, long off, long len) throws IOException {
+        if (n.blocksize == 0 || off >= n.size) return;
+        long end = Math.min(n.size, off + len);
+        int bs = n.blocksize;
+        long firstWhole = (off + bs - 1) / bs, lastWhole = end / bs; // [firstWhole, lastWhole)
+        if (firstWhole < lastWhole) dropBlocks(n, firstWhole, lastWhole);
+        for (long p = off; p < end; ) {
+            long idx = p / bs;
+            long blockEnd = (idx + 1) * bs;
+            long stop = Math.min(end, blockEnd);
+            if (!(idx >= firstWhole && idx < lastWhole) && block(n, idx) != null) {
+                byte[] b = dirtyBlock(n, idx);
+                java.util.Arrays.fill(b, (int) (p - idx * bs), (int) (stop - idx * bs), (byte) 0);
+            }
+            p = stop;
+        }
+    }
+
+    /** Frees blocks with index in [from, to), stored and dirty. */
+    private void dropBlocks(Inode n, long from, long to) throws IOException {
+        TreeMap<Long, byte[]> m = dirty.get(n.ino);
+        if (m != null) {
+            var sub = m.subMap(from, true, to, false);
+            for (byte[] b : sub.values()) dirtyBytes -= b.length;
+            sub.clear();
+        }
+        List<Key> gone = new ArrayList<>();
+        List<BlockPointer> bps = new ArrayList<>();
+        tree().scan(new Key(n.ino, DATA, from), to == Long.MAX_VALUE ? Key.after(n.ino, DATA) : new Key(n.ino, DATA, to), (k, v) -> {
+            gone.add(k);
+            bps.add(BlockPointer.fromBytes(v));
+            return true;
+        });
+        for (int i = 0; i < gone.size(); i++) {
+            tree().delete(gone.get(i));
+            free(n, bps.get(i));
+        }
+    }
+
+    private void free(Inode n, BlockPointer bp) {
+        ds.pool().io().allocator().free(bp.dvas());
+        n.allocated -= bp.allocated();
+        ds.account(-bp.lsize(), -bp.allocated());
+    }
+
+    /** Frees everything of a file being deleted. */
+    void freeAll(Inode n) throws IOException {
+        dropBlocks(n, 0, Long.MAX_VALUE);
+        dirty.remove(n.ino);
+    }
+
+    /**
+     * SEEK_DATA (data=true) or SEEK_HOLE from {@code off}; -1 for ENXIO. Holes are missing blocks and, inside
+     * a block, 4 KiB pages of zeros (as tmpfs reports pages never written).
+     */
+    long seek(Inode n, long off, boolean data) throws IOException {
+        if (off >= n.size || off < 0) return -1;
+        if (n.blocksize == 0) return data ? -1 : off;
+        int bs = n.blocksize;
+        long lastIdx = (n.size - 1) / bs;
+        long i = off / bs;
+        while (i <= lastIdx) {
+            byte[] b = block(n, i);
+            if (b == null) {
+                if (!data) return Math.max(off, i * bs);
+                long next = nextBlock(n, i + 1);
+                if (next < 0 || next > lastIdx) return -1;
+                i = next;
+                continue;
+            }
+            long from = Math.max(off, i * bs);
+            for (long p = from / PAGE * PAGE; p < (i + 1) * bs && p < n.size; p += PAGE) {
+                boolean isData = !zeroPage(b, (int) (p - i * bs));
+                if (isData == data) return Math.max(off, p);
+            }
+            i++;
+        }
+        return data ? -1 : n.size;
+    }
+
+    static final int PAGE = 4096;
+
+    private static boolean zeroPage(byte[] b, int at) {
+        int end = Math.min(b.length, at + PAGE);
+        for (int k = at; k < end; k++) if (b[k] != 0) return false;
+        return true;
+    }
+
+    /** The first stored or dirty block index at or after {@code from}, or -1. */
+    private long nextBlock(Inode n, long from) throws IOException {
+        long[] found = {-1};
+        tree().scan(new Key(n.ino, DATA, from), Key.after(n.ino, DATA), (k, v) -> {
+            found[0] = k.off();
+            return false;
+        });
+        TreeMap<Long, byte[]> m = dirty.get(n.ino);
+        Long d = m == null ? null : m.ceilingKey(from);
+        if (d != null && (found[0] < 0 || d < found[0])) return d;
+        return found[0];
+    }
+
+    /** Writes every dirty block as of {@code txg} (the dataset's sync hook). */
+    void sync(long txg) throws IOException {
+        if (dirty.isEmpty()) return;
+        Compression comp = ds.compression();
+        Checksum ck = ds.checksum();
+        for (var e : dirty.entrySet()) {
+            Inode n = inodes.get(e.getKey());
+            if (n == null) continue;
+            for (var b : e.getValue().entrySet()) {
+                long idx = b.getKey();
+                long start = idx * n.blocksize;
+                Key k = new Key(n.ino, DATA, idx);
+                byte[] old = tree().get(k);
+                if (old != null) free(n, BlockPointer.fromBytes(old));
+                byte[] data = b.getValue();
+                int len = (int) Math.min(data.length, Math.max(0, n.size - start));
+                len = (len + 511) / 512 * 512;
+                if (len == 0 || isZero(data, len)) {
+                    if (old != null) tree().delete(k);
+                    continue;
+                }
+                BlockPointer bp = ds.pool().io().write(BlockType.FILE_DATA, data, len, comp, ck, 0, txg, 1, true);
+                tree().put(k, bp.toBytes());
+                n.allocated += bp.allocated();
+                ds.account(bp.lsize(), bp.allocated());
+            }
+            inodes.put(n);
+        }
+        dirty.clear();
+        dirtyBytes = 0;
+        ds.pool().dirty();
+    }
+
+    private static boolean isZero(byte[] b, int len) {
+        for (int i = 0; i < len; i++) if (b[i] != 0) return false;
+        return true;
+    }
+}

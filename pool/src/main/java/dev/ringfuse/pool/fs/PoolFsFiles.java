@@ -1,0 +1,135 @@
+package dev.ringfuse.pool.fs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.lowlevel.Attr;
+import dev.ringfuse.lowlevel.CountReply;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.lowlevel.OpenReply;
+import dev.ringfuse.lowlevel.RequestContext;
+import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.pool.txg.Dataset;
+import dev.ringfuse.pool.txg.Pool;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The byte half of {@link PoolFs}: state shared by both halves, open handles, write, fsync, fallocate. */
+abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
+    static final long ATTR_NANOS = 1_000_000_000L;
+    static final long DIRTY_LIMIT = 64L << 20;
+    static final int O_TRUNC = 01000, O_APPEND = 02000;
+    final Dataset ds;
+    final Pool pool;
+    final Inodes inodes;
+    final Names names;
+    final FileData data;
+    private final ConcurrentHashMap<Long, Boolean> appendHandles = new ConcurrentHashMap<>();
+    private final AtomicLong nextFh = new AtomicLong(1);
+
+    PoolFsFiles(Dataset ds) {
+        this.ds = ds;
+        this.pool = ds.pool();
+        this.inodes = new Inodes(ds);
+        this.names = new Names(inodes);
+        this.data = new FileData(ds, inodes);
+        ds.syncHook(txg -> data.sync(txg));
+    }
+
+    abstract void locked(PoolFs.Body body);
+
+    abstract void commitThen(StatusReply reply);
+
+    Attr attr(Inode n) {
+        return n.attr(n.isFile() ? data.dirtyBytes(n.ino) : 0);
+    }
+
+    Inode dir(long ino) throws IOException {
+        Inode n = inodes.require(ino);
+        if (!n.isDir()) throw new FuseException(Errno.ENOTDIR);
+        return n;
+    }
+
+    Inode file(long ino) throws IOException {
+        Inode n = inodes.require(ino);
+        if (n.isDir()) throw new FuseException(Errno.EISDIR);
+        if (!n.isFile()) throw new FuseException(Errno.EINVAL);
+        return n;
+    }
+
+    long openHandle(long ino, int flags) {
+        long fh = nextFh.getAndIncrement();
+        appendHandles.put(fh, (flags & O_APPEND) != 0);
+        return fh;
+    }
+
+    @Override
+    public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
+        locked(() -> {
+            Inode n = file(nodeid);
+            if ((flags & O_TRUNC) != 0) {
+                data.truncate(n, 0);
+                n.touchTimes(true, true);
+                inodes.put(n);
+            }
+            reply.open(openHandle(nodeid, flags), PoolFs.openFlags());
+        });
+    }
+
+    @Override
+    public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment src, int writeFlags,
+                      CountReply reply) {
+        byte[] bytes = src.toArray(ValueLayout.JAVA_BYTE);
+        locked(() -> {
+            Inode n = file(nodeid);
+            long at = Boolean.TRUE.equals(appendHandles.get(fh)) ? n.size : offset;
+            data.write(n, at, bytes, bytes.length);
+            n.touchTimes(true, true);
+            inodes.put(n);
+            if (data.dirtyBytes() > DIRTY_LIMIT) pool.commit();
+            reply.count(bytes.length);
+        });
+    }
+
+    @Override
+    public void flush(RequestContext ctx, long nodeid, long fh, long lockOwner, StatusReply reply) {
+        reply.ok();
+    }
+
+    @Override
+    public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock,
+                        StatusReply reply) {
+        appendHandles.remove(fh);
+        reply.ok();
+    }
+
+    @Override
+    public void fsync(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
+        commitThen(reply);
+    }
+
+    /**
+     * Mode 0 and KEEP_SIZE extend the size only (a copy-on-write pool cannot reserve blocks ahead, as in ZFS);
+     * PUNCH_HOLE|KEEP_SIZE frees whole blocks and zeroes partial ones; others are EOPNOTSUPP.
+     */
+    @Override
+    public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length, StatusReply reply) {
+        locked(() -> {
+            if (offset < 0 || length <= 0) throw new FuseException(Errno.EINVAL);
+            Inode n = file(nodeid);
+            if (mode == 3) {
+                data.punch(n, offset, length);
+                n.touchTimes(true, true);
+            } else if (mode == 0 || mode == 1) {
+                if (mode == 0 && offset + length > n.size) n.size = offset + length;
+                n.touchTimes(false, true);
+            } else {
+                throw new FuseException(Errno.EOPNOTSUPP);
+            }
+            inodes.put(n);
+            reply.ok();
+        });
+    }
+}

@@ -1,0 +1,127 @@
+package dev.ringfuse.pool.space;
+
+import dev.ringfuse.pool.format.Dva;
+import dev.ringfuse.pool.format.Layout;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Pool-wide allocation over the devices' {@link SpaceMap}s. Records this txg's allocations and frees for the
+ * space log, and defers frees: space freed in txg t becomes allocatable only once txg t+1 has committed
+ * (DESIGN.md, "Deferred frees"). A reserve is kept back for removals and commits. Thread-safe.
+ */
+public final class Allocator {
+    /** One alloc or free record of the space log. */
+    public record Extent(int device, long offset, long length) {}
+
+    private final SpaceMap[] maps;
+    private final long reserve;
+    private final List<Extent> allocated = new ArrayList<>();
+    private final List<Extent> freed = new ArrayList<>();
+    private List<Extent> deferred = new ArrayList<>();
+    private int nextDevice;
+
+    public Allocator(SpaceMap[] maps) {
+        this.maps = maps;
+        long cap = 0;
+        for (SpaceMap m : maps) cap += m.capacity();
+        this.reserve = Math.max(4L << 20, cap / 32);
+    }
+
+    public SpaceMap map(int device) { return maps[device]; }
+    public int devices() { return maps.length; }
+    public long reserve() { return reserve; }
+
+    public synchronized long freeBytes() {
+        long f = 0;
+        for (SpaceMap m : maps) f += m.freeBytes();
+        return f;
+    }
+
+    public synchronized long capacity() {
+        long c = 0;
+        for (SpaceMap m : maps) c += m.capacity();
+        return c;
+    }
+
+    /** Free bytes an ordinary write may still use (free minus the reserve, minus pending deferred frees' worth nothing). */
+    public synchronized long availableBytes() {
+        return Math.max(0, freeBytes() - reserve);
+    }
+
+    /**
+     * Allocates {@code copies} copies of {@code len} bytes (a multiple of the sector); the second copy on
+     * another device if there is one, else at least a quarter of the device away. {@code useReserve} lets
+     * commits and removals dip into the reserve. Returns null when there is no room.
+     */
+    public synchronized Dva[] allocate(long len, int copies, boolean useReserve) {
+        if (!useReserve && freeBytes() - len * copies < reserve) return null;
+        Dva[] out = {Dva.EMPTY, Dva.EMPTY, Dva.EMPTY};
+        int dev = nextDevice;
+        nextDevice = (nextDevice + 1) % maps.length;
+        for (int c = 0; c < copies; c++) {
+            int d = (dev + c) % maps.length;
+            SpaceMap m = maps[d];
+            long at;
+            if (c == 0) at = allocateAnywhere(d, len);
+            else if (maps.length > 1) at = allocateAnywhere(d, len);
+            else {
+                long away = out[0].offset() + m.capacity() / 2;
+                if (away >= m.end()) away = m.start() + (away - m.end());
+                at = m.allocate(len, away);
+            }
+            if (at < 0) {
+                for (int u = 0; u < c; u++) maps[out[u].device()].add(out[u].offset(), len);
+                for (int u = 0; u < c; u++) allocated.removeLast();
+                return null;
+            }
+            out[c] = new Dva(d, at, len);
+            allocated.add(new Extent(d, at, len));
+        }
+        return out;
+    }
+
+    private long allocateAnywhere(int first, long len) {
+        for (int i = 0; i < maps.length; i++) {
+            int d = (first + i) % maps.length;
+            long at = maps[d].allocate(len);
+            if (at >= 0) return at;
+        }
+        return -1;
+    }
+
+    /** Frees a block's copies at the end of the deferral (recorded in this txg's space log). */
+    public synchronized void free(Dva[] dvas) {
+        for (Dva d : dvas) if (!d.isEmpty()) freed.add(new Extent(d.device(), d.offset(), d.asize()));
+    }
+
+    /** This txg's allocations and frees so far, for its space log block. */
+    public synchronized List<Extent> allocatedThisTxg() { return List.copyOf(allocated); }
+    public synchronized List<Extent> freedThisTxg() { return List.copyOf(freed); }
+
+    /** Called once txg t's uberblock is durable: frees of t-1 become allocatable; t's wait for t+1. */
+    public synchronized void committed() {
+        for (Extent e : deferred) maps[e.device()].add(e.offset(), e.length());
+        deferred = new ArrayList<>(freed);
+        allocated.clear();
+        freed.clear();
+    }
+
+    /** Replay of one space log record at import. */
+    public synchronized void replay(int op, int device, long offset, long length) {
+        if (device < 0 || device >= maps.length) throw new IllegalStateException("space log: bad device " + device);
+        if (op == 1) maps[device].remove(offset, length);
+        else if (op == 2) maps[device].add(offset, length);
+        else throw new IllegalStateException("space log: bad op " + op);
+    }
+
+    /** Bytes sitting in deferred frees (counted as used until released). */
+    public synchronized long deferredBytes() {
+        long n = 0;
+        for (Extent e : deferred) n += e.length();
+        for (Extent e : freed) n += e.length();
+        return n;
+    }
+
+    static long sectors(long len) { return Layout.roundUp(len); }
+}

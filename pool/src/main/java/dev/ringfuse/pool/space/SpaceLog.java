@@ -1,0 +1,84 @@
+package dev.ringfuse.pool.space;
+
+import dev.ringfuse.pool.format.BlockPointer;
+import dev.ringfuse.pool.format.BlockType;
+import dev.ringfuse.pool.format.Dva;
+import dev.ringfuse.pool.format.FormatException;
+import dev.ringfuse.pool.format.Layout;
+import dev.ringfuse.pool.io.BlockIo;
+import dev.ringfuse.pool.io.NoSpaceException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The append-only log of allocations and frees (DESIGN.md, "Space"): one block per txg, newest first,
+ * each pointing at its predecessor. Replay at import rebuilds every device's free extents.
+ */
+public final class SpaceLog {
+    static final int MAGIC = 0x4C534652; // "RFSL"
+    static final int HEADER = 144;
+    static final int RECORD = 24;
+    public static final int ALLOC = 1, FREE = 2;
+
+    private SpaceLog() {}
+
+    /**
+     * Writes txg's block (its own two copies included among the allocations) after {@code prev}; returns
+     * its pointer. Call after every other allocation and free of the txg.
+     */
+    public static BlockPointer append(BlockIo io, long txg, BlockPointer prev) throws IOException {
+        Allocator a = io.allocator();
+        int n = a.allocatedThisTxg().size() + a.freedThisTxg().size() + 2;
+        long size = Layout.roundUp(HEADER + (long) RECORD * n);
+        Dva[] dvas = a.allocate(size, 2, true);
+        if (dvas == null) throw new NoSpaceException("no room for the space log");
+        List<Allocator.Extent> allocs = a.allocatedThisTxg();
+        List<Allocator.Extent> frees = a.freedThisTxg();
+        ByteBuffer b = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(0, MAGIC);
+        b.putInt(4, allocs.size() + frees.size());
+        b.putLong(8, txg);
+        prev.encode(b, 16);
+        int at = HEADER;
+        for (Allocator.Extent e : allocs) at = put(b, at, ALLOC, e);
+        for (Allocator.Extent e : frees) at = put(b, at, FREE, e);
+        return io.writeAt(dvas, BlockType.SPACE_LOG, b.array(), txg);
+    }
+
+    private static int put(ByteBuffer b, int at, int op, Allocator.Extent e) {
+        b.putInt(at, e.device()).putInt(at + 4, op).putLong(at + 8, e.offset()).putLong(at + 16, e.length());
+        return at + RECORD;
+    }
+
+    /** Replays the chain ending at {@code head} into {@code a} (which starts all free); returns the chain length. */
+    public static long replay(BlockIo io, BlockPointer head, Allocator a) throws IOException {
+        List<byte[]> chain = new ArrayList<>();
+        BlockPointer bp = head;
+        while (!bp.isHole()) {
+            if (bp.type() != BlockType.SPACE_LOG) throw new FormatException("space log: wrong block type " + bp.type());
+            byte[] block = io.read(bp);
+            ByteBuffer b = ByteBuffer.wrap(block).order(ByteOrder.LITTLE_ENDIAN);
+            if (block.length < HEADER || b.getInt(0) != MAGIC) throw new FormatException("space log: bad magic");
+            chain.add(block);
+            if (chain.size() > 10_000_000) throw new FormatException("space log: chain too long (a loop?)");
+            bp = BlockPointer.decode(b, 16);
+        }
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            ByteBuffer b = ByteBuffer.wrap(chain.get(i)).order(ByteOrder.LITTLE_ENDIAN);
+            int count = b.getInt(4);
+            if (count < 0 || HEADER + (long) count * RECORD > chain.get(i).length) throw new FormatException("space log: bad count");
+            for (int r = 0; r < count; r++) {
+                int at = HEADER + r * RECORD;
+                try {
+                    a.replay(b.getInt(at + 4), b.getInt(at), b.getLong(at + 8), b.getLong(at + 16));
+                } catch (IllegalStateException e) {
+                    throw new FormatException("space log inconsistent: " + e.getMessage());
+                }
+            }
+        }
+        return chain.size();
+    }
+}

@@ -1,0 +1,450 @@
+package dev.ringfuse.pool.txg;
+
+import dev.ringfuse.pool.format.BlockPointer;
+import dev.ringfuse.pool.format.BlockType;
+import dev.ringfuse.pool.format.DatasetHead;
+import dev.ringfuse.pool.format.Dva;
+import dev.ringfuse.pool.format.FormatException;
+import dev.ringfuse.pool.format.Label;
+import dev.ringfuse.pool.format.Layout;
+import dev.ringfuse.pool.format.MosBlock;
+import dev.ringfuse.pool.format.Uberblock;
+import dev.ringfuse.pool.io.BlockDevice;
+import dev.ringfuse.pool.io.BlockIo;
+import dev.ringfuse.pool.io.NoSpaceException;
+import dev.ringfuse.pool.space.Allocator;
+import dev.ringfuse.pool.space.SpaceLog;
+import dev.ringfuse.pool.space.SpaceMap;
+import dev.ringfuse.pool.tree.BTree;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An open (imported) pool: devices, the dataset directory, open datasets, and transaction group commits
+ * (DESIGN.md, "Transaction groups and durability"). Every change to a tree happens under {@link #lock()};
+ * {@link #commit()} takes the same lock, so a txg is a consistent cut. After a failed commit the pool is
+ * suspended: every later operation fails until it is imported again (nothing half-written is reachable).
+ */
+public final class Pool implements AutoCloseable {
+    public static final long ROOT_DATASET = 1;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final BlockIo io;
+    private final List<BlockDevice> devices;
+    private List<Label> labels;
+    private final DatasetDir dir;
+    private final Map<Long, Dataset> open = new HashMap<>();
+    private long txg;
+    private BlockPointer mosBp;
+    private BlockPointer spaceLogHead;
+    private long spaceLogLength;
+    private long nextDatasetId;
+    private boolean changed;
+    private IOException suspended;
+    private boolean closed;
+
+    private Pool(BlockIo io, List<BlockDevice> devices, List<Label> labels, DatasetDir dir, long txg, BlockPointer mosBp,
+                 BlockPointer spaceLogHead, long spaceLogLength, long nextDatasetId) {
+        this.io = io;
+        this.devices = devices;
+        this.labels = labels;
+        this.dir = dir;
+        this.txg = txg;
+        this.mosBp = mosBp;
+        this.spaceLogHead = spaceLogHead;
+        this.spaceLogLength = spaceLogLength;
+        this.nextDatasetId = nextDatasetId;
+    }
+
+    private static Allocator allocatorFor(List<Label> labels) {
+        SpaceMap[] maps = new SpaceMap[labels.size()];
+        for (int i = 0; i < maps.length; i++) maps[i] = new SpaceMap(Layout.ALLOC_START, Layout.allocEnd(labels.get(i).usableSize()));
+        return new Allocator(maps);
+    }
+
+    /** Creates a pool named {@code name} on {@code devices} (their contents are overwritten) with its root dataset. */
+    public static Pool create(String name, List<BlockDevice> devices) throws IOException {
+        Label.checkName(name);
+        if (devices.isEmpty() || devices.size() > Layout.MAX_DEVICES) throw new IllegalArgumentException("1 to 64 devices");
+        SecureRandom rnd = new SecureRandom();
+        long poolGuid = nonZero(rnd);
+        List<Label.DeviceEntry> entries = new ArrayList<>();
+        for (BlockDevice d : devices) {
+            long usable = Layout.usable(d.size());
+            if (usable < Layout.MIN_DEVICE) throw new IOException(d.name() + ": too small (at least 64 MiB)");
+            if (d.alignment() > Layout.SECTOR) throw new IOException(d.name() + ": block size " + d.alignment() + " > 4096");
+            entries.add(new Label.DeviceEntry(nonZero(rnd), usable));
+        }
+        long now = System.currentTimeMillis();
+        List<Label> labels = new ArrayList<>();
+        for (int i = 0; i < devices.size(); i++) {
+            labels.add(new Label(Label.ACTIVE, poolGuid, entries.get(i).guid(), 0, now, entries.get(i).usableSize(), i, entries, name));
+        }
+        BlockIo io = new BlockIo(devices.toArray(BlockDevice[]::new), allocatorFor(labels));
+        // wipe old uberblock rings so that nothing of a previous pool on these devices can be imported
+        byte[] zero = new byte[Layout.UBERBLOCK_SLOTS * Layout.SECTOR];
+        for (int d = 0; d < devices.size(); d++) {
+            for (int l = 0; l < 4; l++) io.writeRaw(d, Layout.labelOffset(l, labels.get(d).usableSize()) + Layout.RING_OFFSET, zero);
+        }
+        DatasetDir dir = new DatasetDir(new BTree(io, 0, BlockPointer.HOLE));
+        Pool p = new Pool(io, devices, labels, dir, 0, BlockPointer.HOLE, BlockPointer.HOLE, 0, ROOT_DATASET + 1);
+        dir.putHead(ROOT_DATASET, new DatasetHead(DatasetHead.FILESYSTEM, 0, 0, 0, 0, 1, now, BlockPointer.HOLE, 0, 0, name));
+        p.changed = true;
+        p.commit();
+        Labels.write(io, labels);
+        return p;
+    }
+
+    private static long nonZero(SecureRandom r) {
+        long v;
+        do v = r.nextLong(); while (v == 0);
+        return v;
+    }
+
+    /**
+     * Imports the pool on {@code devices} (any order); clear errors for foreign, damaged or incomplete sets.
+     * On failure the devices are closed.
+     */
+    public static Pool open(List<BlockDevice> devices) throws IOException {
+        try {
+            return openOrThrow(devices);
+        } catch (IOException | RuntimeException e) {
+            for (BlockDevice d : devices) {
+                try {
+                    d.close();
+                } catch (IOException ignored) {
+                    // the import error is what matters
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static Pool openOrThrow(List<BlockDevice> devices) throws IOException {
+        if (devices.isEmpty()) throw new IOException("no devices given");
+        Label[] byIndex = null;
+        Label first = null;
+        BlockDevice[] ordered = null;
+        for (BlockDevice d : devices) {
+            Label l = Labels.read(d);
+            if (l.state() == Label.DESTROYED) throw new FormatException(d.name() + ": pool '" + l.poolName() + "' was destroyed");
+            if (first == null) {
+                first = l;
+                byIndex = new Label[l.devices().size()];
+                ordered = new BlockDevice[l.devices().size()];
+            } else if (l.poolGuid() != first.poolGuid()) {
+                throw new FormatException(d.name() + " belongs to pool '" + l.poolName() + "', not '" + first.poolName() + "'");
+            }
+            if (l.devices().get(l.deviceIndex()).guid() != l.deviceGuid()) throw new FormatException(d.name() + ": label inconsistent");
+            byIndex[l.deviceIndex()] = l;
+            ordered[l.deviceIndex()] = d;
+        }
+        for (int i = 0; i < byIndex.length; i++) {
+            if (byIndex[i] == null) {
+                throw new FormatException("pool '" + first.poolName() + "' has " + byIndex.length + " devices; device " + i
+                        + " (guid " + Long.toHexString(first.devices().get(i).guid()) + ") is missing");
+            }
+        }
+        List<Label> labels = List.of(byIndex);
+        Allocator alloc = allocatorFor(labels);
+        BlockIo io = new BlockIo(ordered, alloc);
+        List<Uberblock> ubs = Labels.uberblocks(io, labels, first.poolGuid(), first.guidSum());
+        if (ubs.isEmpty()) throw new FormatException("pool '" + first.poolName() + "': no valid uberblock");
+        IOException why = null;
+        for (Uberblock ub : ubs.subList(0, Math.min(2, ubs.size()))) {
+            try {
+                MosBlock mos = Labels.mos(io, ub);
+                Allocator fresh = allocatorFor(labels);
+                BlockIo fio = new BlockIo(ordered, fresh);
+                long len = SpaceLog.replay(fio, mos.spaceLog(), fresh);
+                DatasetDir dir = new DatasetDir(new BTree(fio, 0, mos.directoryRoot()));
+                if (dir.head(ROOT_DATASET) == null) throw new FormatException("dataset directory has no root dataset");
+                return new Pool(fio, List.of(ordered), labels, dir, ub.txg(), ub.mos(), mos.spaceLog(), len, mos.nextDatasetId());
+            } catch (IOException e) {
+                if (why == null) why = e;
+            }
+        }
+        throw new FormatException("pool '" + first.poolName() + "': newest transaction groups unreadable: " + why.getMessage());
+    }
+
+    public ReentrantLock lock() { return lock; }
+    public String name() { return labels.getFirst().poolName(); }
+    public long guid() { return labels.getFirst().poolGuid(); }
+    public BlockIo io() { return io; }
+    public List<BlockDevice> devices() { return devices; }
+    public long txg() { return txg; }
+    public DatasetDir directory() { return dir; }
+    public IOException suspended() { return suspended; }
+    BlockPointer mosPointer() { return mosBp; }
+    BlockPointer spaceLogHead() { return spaceLogHead; }
+
+    /** Fails if the pool is suspended or closed. */
+    public void checkUsable() throws IOException {
+        if (suspended != null) throw new IOException("pool '" + name() + "' is suspended after an I/O failure: " + suspended.getMessage(), suspended);
+        if (closed) throw new IOException("pool '" + name() + "' is closed");
+    }
+
+    /** Marks that something changed in this txg (datasets call this after modifying their tree). */
+    public void dirty() {
+        changed = true;
+    }
+
+    /**
+     * Commits the open txg: sync hooks, trees, dataset heads, directory, space log, MOS; flush; uberblock;
+     * flush. Returns once the new state is durable. A no-op when nothing changed.
+     */
+    public void commit() throws IOException {
+        lock.lock();
+        try {
+            checkUsable();
+            for (Dataset ds : open.values()) if (ds.hook != null) ds.hook.sync(txg + 1);
+            if (!changed && !anyDirty()) return;
+            long t = txg + 1;
+            try {
+                for (Dataset ds : open.values()) {
+                    if (!ds.tree.dirty() && ds.logicalBytes == ds.head.logicalBytes() && ds.physicalBytes == ds.head.physicalBytes()) continue;
+                    ds.head = ds.head.withRoot(ds.commitTree(t), ds.logicalBytes, ds.physicalBytes);
+                    dir.putHead(ds.id, ds.head);
+                }
+                if (!mosBp.isHole()) io.allocator().free(mosBp.dvas());
+                BlockPointer dirRoot = dir.tree().commit(t, dev.ringfuse.pool.format.Compression.LZ4);
+                Dva[] mosDvas = io.allocator().allocate(MosBlock.SIZE, 2, true);
+                if (mosDvas == null) throw new NoSpaceException("no room for the MOS block");
+                BlockPointer log = SpaceLog.append(io, t, spaceLogHead);
+                long allocated = io.allocator().capacity() - io.allocator().freeBytes();
+                MosBlock mos = new MosBlock(t, dirRoot, log, allocated, nextDatasetId, spaceLogLength + 1);
+                BlockPointer newMos = io.writeAt(mosDvas, BlockType.MOS, mos.encode(), t);
+                io.submit();
+                io.flush();
+                Labels.writeUberblock(io, labels, new Uberblock(t, guid(), System.currentTimeMillis(), labels.getFirst().guidSum(), newMos));
+                txg = t;
+                mosBp = newMos;
+                spaceLogHead = log;
+                spaceLogLength++;
+                changed = false;
+                io.allocator().committed();
+            } catch (IOException | RuntimeException e) {
+                io.discardQueued();
+                suspended = e instanceof IOException ioe ? ioe : new IOException(e);
+                throw suspended;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean anyDirty() {
+        if (dir.tree().dirty()) return true;
+        for (Dataset ds : open.values()) if (ds.tree.dirty()) return true;
+        return false;
+    }
+
+    /** The dataset id of "pool/a/b", or 0. */
+    public long lookup(String fullName) throws IOException {
+        String[] parts = fullName.split("/");
+        if (!parts[0].equals(name())) return 0;
+        long id = ROOT_DATASET;
+        for (int i = 1; i < parts.length && id != 0; i++) id = dir.child(id, parts[i]);
+        return id;
+    }
+
+    /** Opens (or returns the already open) dataset {@code fullName}. */
+    public Dataset dataset(String fullName) throws IOException {
+        lock.lock();
+        try {
+            checkUsable();
+            long id = lookup(fullName);
+            if (id == 0) throw new IOException("dataset '" + fullName + "' does not exist");
+            Dataset ds = open.get(id);
+            if (ds == null) {
+                DatasetHead h = dir.head(id);
+                ds = new Dataset(this, id, fullName, h, new BTree(io, id, h.root()));
+                open.put(id, ds);
+            }
+            return ds;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Creates dataset "pool/.../name" (constant time: one head, one name entry) with local properties. */
+    public Dataset createDataset(String fullName, Map<String, String> props) throws IOException {
+        lock.lock();
+        try {
+            checkUsable();
+            int slash = fullName.lastIndexOf('/');
+            if (slash < 0) throw new IllegalArgumentException("dataset name must be POOL/NAME");
+            String leaf = fullName.substring(slash + 1);
+            if (!leaf.matches("[A-Za-z0-9_.:-]{1,200}")) throw new IllegalArgumentException("bad dataset name '" + leaf + "'");
+            long parent = lookup(fullName.substring(0, slash));
+            if (parent == 0) throw new IOException("parent of '" + fullName + "' does not exist");
+            if (dir.child(parent, leaf) != 0) throw new IOException("dataset '" + fullName + "' already exists");
+            Map<String, String> checked = new LinkedHashMap<>();
+            for (var e : props.entrySet()) checked.put(e.getKey(), Properties.validate(e.getKey(), e.getValue()));
+            long id = nextDatasetId++;
+            dir.putHead(id, new DatasetHead(DatasetHead.FILESYSTEM, parent, 0, 0, 0, txg + 1, System.currentTimeMillis(),
+                    BlockPointer.HOLE, 0, 0, leaf));
+            dir.addChild(parent, leaf, id);
+            for (var e : checked.entrySet()) dir.setProperty(id, e.getKey(), e.getValue());
+            changed = true;
+            return dataset(fullName);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Destroys a dataset without children: its tree's blocks are freed (walks the tree once). */
+    public void destroyDataset(String fullName, java.util.function.Consumer<Dataset> beforeFree) throws IOException {
+        lock.lock();
+        try {
+            checkUsable();
+            long id = lookup(fullName);
+            if (id == 0) throw new IOException("dataset '" + fullName + "' does not exist");
+            if (id == ROOT_DATASET) throw new IOException("the pool's root dataset is destroyed with the pool");
+            if (!dir.children(id).isEmpty()) throw new IOException("dataset '" + fullName + "' has children");
+            Dataset ds = dataset(fullName);
+            if (beforeFree != null) beforeFree.accept(ds);
+            ds.tree.freeAll((k, v) -> {
+                if (k.type() == 80) io.allocator().free(BlockPointer.fromBytes(v).dvas());
+                return true;
+            });
+            open.remove(id);
+            DatasetHead h = dir.head(id);
+            dir.removeChild(h.parent(), h.name());
+            dir.removeAll(id);
+            changed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every dataset's full name, parents first. */
+    public List<String> datasets() throws IOException {
+        lock.lock();
+        try {
+            List<String> out = new ArrayList<>();
+            walk(ROOT_DATASET, name(), out);
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void walk(long id, String full, List<String> out) throws IOException {
+        out.add(full);
+        for (var e : dir.children(id).entrySet()) walk(e.getValue(), full + "/" + e.getKey(), out);
+    }
+
+    /** Effective value of {@code prop} for {@code ds}: local, inherited from a parent, or the default. */
+    String property(Dataset ds, String prop) throws IOException {
+        lock.lock();
+        try {
+            long id = ds.id;
+            while (id != 0) {
+                String v = dir.properties(id).get(prop);
+                if (v != null) return v;
+                id = dir.head(id).parent();
+            }
+            String d = Properties.DEFAULTS.get(prop);
+            if (d == null) throw new IllegalArgumentException("unknown property '" + prop + "'");
+            return d;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void setProperty(String fullName, String prop, String value) throws IOException {
+        lock.lock();
+        try {
+            checkUsable();
+            long id = lookup(fullName);
+            if (id == 0) throw new IOException("dataset '" + fullName + "' does not exist");
+            dir.setProperty(id, prop, Properties.validate(prop, value));
+            changed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Map<String, String> localProperties(String fullName) throws IOException {
+        lock.lock();
+        try {
+            long id = lookup(fullName);
+            if (id == 0) throw new IOException("dataset '" + fullName + "' does not exist");
+            return dir.properties(id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Commits, marks the labels EXPORTED (or DESTROYED) and closes the devices. */
+    public void export(boolean destroy) throws IOException {
+        lock.lock();
+        try {
+            commit();
+            List<Label> next = new ArrayList<>();
+            for (Label l : labels) next.add(l.withState(destroy ? Label.DESTROYED : Label.EXPORTED, txg));
+            Labels.write(io, next);
+            labels = next;
+            closeDevices();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Marks the labels ACTIVE (after an import of an exported pool). */
+    public void activate() throws IOException {
+        lock.lock();
+        try {
+            checkUsable();
+            List<Label> next = new ArrayList<>();
+            for (Label l : labels) next.add(l.withState(Label.ACTIVE, txg));
+            Labels.write(io, next);
+            labels = next;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Label state of the pool as found at import (ACTIVE, EXPORTED). */
+    public int labelState() { return labels.getFirst().state(); }
+
+    /** Device guids in index order. */
+    public List<Long> deviceGuids() {
+        List<Long> out = new ArrayList<>();
+        for (Label.DeviceEntry d : labels.getFirst().devices()) out.add(d.guid());
+        return out;
+    }
+
+    private void closeDevices() {
+        closed = true;
+        for (BlockDevice d : devices) {
+            try {
+                d.close();
+            } catch (IOException e) {
+                // closing is best effort: the data is committed already
+            }
+        }
+    }
+
+    /** Commits if possible and closes the devices (labels stay ACTIVE: the pool was not exported). */
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            if (closed) return;
+            try {
+                if (suspended == null) commit();
+            } finally {
+                closeDevices();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.ringfuse.pool.txg;
+
+import dev.ringfuse.pool.format.BlockPointer;
+import dev.ringfuse.pool.format.BlockType;
+import dev.ringfuse.pool.format.Dva;
+import dev.ringfuse.pool.format.FormatException;
+import dev.ringfuse.pool.io.BlockIo;
+import dev.ringfuse.pool.tree.BTree;
+import dev.ringfuse.pool.tree.Key;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/**
+ * `pool verify`: walks every block from the uberblock (MOS, dataset directory, every dataset tree and its
+ * data blocks, the space log), reads and checksums every copy, checks tree invariants, that no two live
+ * blocks overlap, that every live block is allocated and that nothing allocated is unreferenced.
+ */
+public final class PoolVerifier {
+    /** What verification found. */
+    public record Report(long blocks, long bytes, long datasets, List<String> errors) {
+        public boolean clean() { return errors.isEmpty(); }
+    }
+
+    private final Pool pool;
+    private final BlockIo io;
+    private final List<Dva> live = new ArrayList<>();
+    private final List<String> errors = new ArrayList<>();
+    private long blocks, bytes;
+
+    private PoolVerifier(Pool pool) {
+        this.pool = pool;
+        this.io = pool.io();
+    }
+
+    /** Commits pending changes, then verifies; {@code progress} receives bytes read so far. */
+    public static Report verify(Pool pool, LongConsumer progress) throws IOException {
+        pool.commit();
+        pool.lock().lock();
+        try {
+            PoolVerifier v = new PoolVerifier(pool);
+            return v.run(progress == null ? x -> { } : progress);
+        } finally {
+            pool.lock().unlock();
+        }
+    }
+
+    private Report run(LongConsumer progress) throws IOException {
+        BlockPointer mos = pool.mosPointer();
+        block(mos, progress);
+        BTree dirTree = pool.directory().tree();
+        List<Long> ids = new ArrayList<>();
+        tree(dirTree, progress, (k, v) -> {
+            if (k.type() == DatasetDir.HEAD) ids.add(k.obj());
+            return true;
+        });
+        for (long id : ids) {
+            BlockPointer root = pool.directory().head(id).root();
+            if (root.isHole()) continue;
+            BTree t;
+            try {
+                t = new BTree(io, id, root);
+            } catch (IOException e) {
+                errors.add("dataset " + id + ": root unreadable: " + e.getMessage());
+                continue;
+            }
+            tree(t, progress, (k, v) -> {
+                if (k.type() == 80) {
+                    try {
+                        BlockPointer bp = BlockPointer.fromBytes(v);
+                        if (bp.type() != BlockType.FILE_DATA) errors.add("dataset " + id + ": data key points at " + bp.type());
+                        block(bp, progress);
+                    } catch (FormatException e) {
+                        errors.add("dataset " + id + " " + k + ": " + e.getMessage());
+                    }
+                }
+                return true;
+            });
+        }
+        BlockPointer log = pool.spaceLogHead();
+        while (!log.isHole()) {
+            if (!block(log, progress)) break;
+            byte[] b = io.read(log);
+            log = BlockPointer.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), 16);
+        }
+        overlapsAndLeaks();
+        return new Report(blocks, bytes, ids.size(), List.copyOf(errors));
+    }
+
+    private void tree(BTree t, LongConsumer progress, BTree.Visitor leaves) {
+        try {
+            t.verify(bp -> block(bp, progress), leaves);
+        } catch (IOException e) {
+            errors.add("tree " + t.treeId() + ": " + e.getMessage());
+        }
+    }
+
+    /** Reads every copy of {@code bp} separately and checks it; true when at least one copy is good. */
+    private boolean block(BlockPointer bp, LongConsumer progress) {
+        boolean ok = false;
+        blocks++;
+        for (Dva d : bp.dvas()) {
+            if (d.isEmpty()) continue;
+            live.add(d);
+            Dva[] only = {d, Dva.EMPTY, Dva.EMPTY};
+            BlockPointer single = new BlockPointer(only, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
+                    bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum());
+            try {
+                io.read(single);
+                ok = true;
+            } catch (IOException e) {
+                errors.add("copy " + d.device() + ":" + d.offset() + " of " + bp + ": " + e.getMessage());
+            }
+            bytes += d.asize();
+            progress.accept(bytes);
+        }
+        if (bp.birth() > pool.txg()) errors.add(bp + ": born after the pool's txg " + pool.txg());
+        return ok;
+    }
+
+    private void overlapsAndLeaks() {
+        live.sort(Comparator.comparingInt(Dva::device).thenComparingLong(Dva::offset));
+        Dva prev = null;
+        long referenced = 0;
+        for (Dva d : live) {
+            referenced += d.asize();
+            if (prev != null && prev.device() == d.device() && prev.offset() + prev.asize() > d.offset()) {
+                errors.add("blocks overlap at " + d.device() + ":" + d.offset());
+            }
+            if (!io.allocator().map(d.device()).isAllocated(d.offset(), d.asize())) {
+                errors.add("live block " + d.device() + ":" + d.offset() + " is marked free in the space map");
+            }
+            prev = d;
+        }
+        long allocated = io.allocator().capacity() - io.allocator().freeBytes() - io.allocator().deferredBytes();
+        if (allocated != referenced) {
+            errors.add("space accounting: " + allocated + " bytes allocated, " + referenced + " referenced ("
+                    + (allocated - referenced) + " leaked)");
+        }
+    }
+}

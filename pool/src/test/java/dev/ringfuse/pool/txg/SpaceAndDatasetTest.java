@@ -1,0 +1,134 @@
+package dev.ringfuse.pool.txg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ringfuse.pool.format.BlockPointer;
+import dev.ringfuse.pool.format.BlockType;
+import dev.ringfuse.pool.format.Checksum;
+import dev.ringfuse.pool.format.Compression;
+import dev.ringfuse.pool.io.BlockDevice;
+import dev.ringfuse.pool.io.CrashDevice;
+import dev.ringfuse.pool.io.MemoryDevice;
+import dev.ringfuse.pool.io.NoSpaceException;
+import dev.ringfuse.pool.tree.Key;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** A full pool, the reserve, dataset create/destroy/properties, and a device that dies. */
+@Timeout(60)
+class SpaceAndDatasetTest {
+
+    static BlockPointer writeBlock(Pool pool, Dataset ds, long obj, long idx, Random r) throws IOException {
+        byte[] data = new byte[128 * 1024];
+        r.nextBytes(data);
+        pool.lock().lock();
+        try {
+            BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, Compression.OFF, Checksum.CRC32C, 0,
+                    pool.txg() + 1, 1, false);
+            ds.tree().put(new Key(obj, KvWorkload.DATA, idx), bp.toBytes());
+            pool.dirty();
+            return bp;
+        } finally {
+            pool.lock().unlock();
+        }
+    }
+
+    @Test
+    void fullPoolAnswersEnospcAndDeletionGivesSpaceBack() throws Exception {
+        Pool pool = Pool.create("full", List.of(new MemoryDevice("m", 64L << 20)));
+        Dataset ds = pool.createDataset("full/d", Map.of());
+        Random r = new Random(1);
+        int n = 0;
+        NoSpaceException full = null;
+        while (full == null) {
+            try {
+                writeBlock(pool, ds, 1, n, r);
+                if (++n % 32 == 0) pool.commit();
+            } catch (NoSpaceException e) {
+                full = e;
+            }
+        }
+        assertTrue(n > 200, "wrote " + n + " blocks before ENOSPC");
+        pool.commit(); // a commit may use the reserve
+        long freeWhenFull = pool.io().allocator().freeBytes();
+        pool.lock().lock();
+        try {
+            for (int i = 0; i < n; i++) {
+                Key k = new Key(1, KvWorkload.DATA, i);
+                pool.io().allocator().free(BlockPointer.fromBytes(ds.tree().get(k)).dvas());
+                ds.tree().delete(k);
+            }
+            pool.dirty();
+        } finally {
+            pool.lock().unlock();
+        }
+        pool.commit();
+        pool.commit(); // frees are deferred by one txg
+        pool.dirty();
+        pool.commit();
+        assertTrue(pool.io().allocator().freeBytes() > freeWhenFull + (n - 8) * 128L * 1024, "space came back");
+        writeBlock(pool, ds, 2, 0, r);
+        PoolVerifier.Report rep = PoolVerifier.verify(pool, null);
+        assertTrue(rep.clean(), rep.errors().toString());
+    }
+
+    @Test
+    void datasetsCreateDestroyAndProperties() throws Exception {
+        MemoryDevice dev = new MemoryDevice("m", 128L << 20);
+        try (Pool pool = Pool.create("tank", List.of(dev))) {
+            pool.createDataset("tank/a", Map.of("compression", "zstd", "recordsize", "64K"));
+            pool.createDataset("tank/a/b", Map.of());
+            pool.createDataset("tank/c", Map.of("checksum", "sha256"));
+            assertThrows(IOException.class, () -> pool.createDataset("tank/a", Map.of()));
+            assertThrows(IOException.class, () -> pool.createDataset("tank/x/y", Map.of()));
+            assertThrows(IllegalArgumentException.class, () -> pool.createDataset("tank/z", Map.of("recordsize", "3K")));
+            assertEquals("zstd", pool.dataset("tank/a/b").property("compression"), "inherited");
+            assertEquals(65536, pool.dataset("tank/a/b").recordsize());
+            assertEquals("off", pool.dataset("tank/c").property("atime"), "default");
+            pool.setProperty("tank/a/b", "compression", "lz4");
+            Random r = new Random(2);
+            Dataset c = pool.dataset("tank/c");
+            for (int i = 0; i < 50; i++) writeBlock(pool, c, 1, i, r);
+            pool.commit();
+            assertThrows(IOException.class, () -> pool.destroyDataset("tank/a", null), "has children");
+            long before = pool.io().allocator().freeBytes();
+            pool.destroyDataset("tank/c", null);
+            pool.commit();
+            pool.dirty();
+            pool.commit();
+            pool.dirty();
+            pool.commit();
+            assertTrue(pool.io().allocator().freeBytes() >= before + 50 * 128L * 1024 - 65536, before + " -> " + pool.io().allocator().freeBytes());
+            pool.export(false);
+        }
+        try (Pool pool = Pool.open(List.of(dev))) {
+            assertEquals(List.of("tank", "tank/a", "tank/a/b"), pool.datasets());
+            assertEquals("lz4", pool.dataset("tank/a/b").property("compression"));
+            assertEquals(Map.of("compression", "zstd", "recordsize", "64k"), pool.localProperties("tank/a"));
+            PoolVerifier.Report rep = PoolVerifier.verify(pool, null);
+            assertTrue(rep.clean(), rep.errors().toString());
+        }
+    }
+
+    @Test
+    void aDeviceThatDiesSuspendsThePoolWithAClearError() throws Exception {
+        CrashDevice dev = new CrashDevice(new MemoryDevice("m", 64L << 20));
+        Pool pool = Pool.create("dies", new ArrayList<BlockDevice>(List.of(dev)));
+        Dataset ds = pool.createDataset("dies/d", Map.of());
+        pool.commit();
+        dev.cutAtWrite(0);
+        writeBlock(pool, ds, 1, 0, new Random(3));
+        IOException e = assertThrows(IOException.class, pool::commit);
+        assertTrue(e.getMessage().contains("power lost"), e.getMessage());
+        e = assertThrows(IOException.class, () -> pool.dataset("dies/d"));
+        assertTrue(e.getMessage().contains("suspended"), e.getMessage());
+        assertTrue(pool.io().stats(0).writeErrors.get() > 0);
+    }
+}
