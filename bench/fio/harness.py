@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jobs  # noqa: E402
 import peers  # noqa: E402
 import report  # noqa: E402
-from system import Cleanup, Spinners, log, mounted, run, stop_process, unmount, wait_for_calm  # noqa: E402
+from system import Cleanup, Spinners, find_jdk, log, mounted, run, stop_process, unmount, wait_for_calm  # noqa: E402
 
 
 class Commands:
@@ -44,7 +44,14 @@ class Ctx:
         self.home = os.environ.get("RINGFUSE_HOME") or os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
         self.quick = args.quick
-        self.java = os.path.join(os.environ.get("JAVA_HOME", "/usr"), "bin", "java")
+        jdk = find_jdk()
+        if jdk is None:
+            sys.exit("ringfuse bench fio: no JDK 22 or newer found (JAVA_HOME, /usr/lib/jvm, PATH): the Java "
+                     "peers and ringfuse need one")
+        # the Maven builds of the Java peers and the ringfuse script use the same JDK as the servers
+        os.environ["JAVA_HOME"] = jdk
+        os.environ["PATH"] = os.path.join(jdk, "bin") + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")
+        self.java = os.path.join(jdk, "bin", "java")
         self.bin = os.path.join(self.home, "bench", "target", "fio-bin")
         os.makedirs(self.bin, exist_ok=True)
         self.work = f"/tmp/ringfuse-bench-fio-{os.getpid()}"  # absolute: every server wants absolute paths
@@ -56,10 +63,11 @@ def parse_args(argv):
     p.add_argument("--quick", action="store_true", help="smoke run: 1 repetition, 1 s runtimes, 1,000 files")
     p.add_argument("--only", help="comma-separated peer names or globs (e.g. 'kernel-*,ringfuse-*')")
     p.add_argument("--out", help="output directory (default docs/bench, or target/bench-fio-quick with --quick)")
-    p.add_argument("--reps", type=int, help="repetitions per job (default 3; 1 with --quick)")
+    p.add_argument("--reps", type=int, help="rounds per job: each round runs every peer once, in a rotated "
+                   "order (default 3; 1 with --quick)")
     p.add_argument("--runtime", type=int, help="seconds per time-based job (default 3; 1 with --quick)")
     p.add_argument("--files", type=int, help="files of the metadata job (default 10000; 1000 with --quick)")
-    p.add_argument("--calm-wait", type=int, help="seconds to wait for an idle machine before each server "
+    p.add_argument("--calm-wait", type=int, help="seconds to wait for an idle machine before each round "
                    "(default 15; 3 with --quick)")
     p.add_argument("--list", action="store_true", help="list the peers and exit")
     a = p.parse_args(argv)
@@ -119,10 +127,30 @@ def summarize(values):
     return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
 
 
-def measure(ctx, args, peer, builds, meta_bin, cmds):
-    """Runs every job against one peer; returns its result record (errors are recorded, not raised)."""
+class Live:
+    """One peer while the run holds it: its record, server process, mount point and data directory."""
+
+    def __init__(self, peer, rec):
+        self.peer, self.rec = peer, rec
+        self.proc = self.mnt = self.backing = self.target = self.data = None
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def alive(self):
+        if self.proc is not None and self.proc.poll() is not None:
+            self.rec["errors"].append(f"server exited during the run (exit {self.proc.returncode})")
+            return False
+        return True
+
+
+def prepare(ctx, args, peer, builds, cmds):
+    """Builds and mounts one peer, lays out the data files and warms it up; returns a Live, or None when
+    the peer is skipped or failed (its record says why and is appended to ctx.results either way)."""
     rec = {"name": peer.name, "label": peer.label, "transport": peer.transport, "language": peer.language,
-           "jobs": {}, "errors": [], "notes": []}
+           "jobs": {}, "errors": [], "notes": [], "rounds": {}}
+    ctx.results.append(rec)
     if peer.available:
         try:
             reason = peer.available(builds)
@@ -130,86 +158,124 @@ def measure(ctx, args, peer, builds, meta_bin, cmds):
             reason = f"build failed: {e}"
         if reason:
             rec["skipped"] = reason
-            return rec
+            return None
+    live = Live(peer, rec)
     root = os.path.join(ctx.work, peer.name)
-    mnt, backing = os.path.join(root, "mnt"), os.path.join(ctx.tmpfs, peer.name + "-backing")
-    os.makedirs(mnt)
-    os.makedirs(backing)
-    cleanup = ctx.cleanup
-    proc = None
+    live.mnt, live.backing = os.path.join(root, "mnt"), os.path.join(ctx.tmpfs, peer.name + "-backing")
+    os.makedirs(live.mnt)
+    os.makedirs(live.backing)
+    argv = env_extra = None
     if peer._start is not None:
         try:
-            argv, env_extra, version = peer.command(ctx, builds, mnt, backing)
+            argv, env_extra, version = peer.command(ctx, builds, live.mnt, live.backing)
         except peers.BuildError as e:
             rec["build_error"] = str(e)
             log(f"{peer.name}: BUILD FAILED, skipping: {e.args[0].splitlines()[0]}")
-            return rec
+            return None
         rec["version"] = version
         rec["server_command"] = " ".join(argv)
     else:
         rec["version"] = f"Linux {platform.release()}"
         rec["server_command"] = "(none: fio runs on a tmpfs directory)"
-    rec["idle"] = wait_for_calm(args.calm_wait)
-    log(f"{peer.name}: machine {'idle' if rec['idle']['calm'] else 'BUSY'} "
-        f"(load1 {rec['idle']['load1']}, cpu busy {rec['idle']['busy']:.0%}, waited {rec['idle']['waited_s']}s)")
     try:
-        if proc is None and peer._start is not None:
-            proc = start_server(ctx, cleanup, argv, env_extra, mnt, os.path.join(ctx.logs, peer.name + ".log"))
-        target = mnt if peer._start is not None else backing
-        pid = proc.pid if proc else None
-        data = os.path.join(target, "data")
-        os.makedirs(data)
+        if peer._start is not None:
+            live.proc = start_server(ctx, ctx.cleanup, argv, env_extra, live.mnt,
+                                     os.path.join(ctx.logs, peer.name + ".log"))
+        live.target = live.mnt if peer._start is not None else live.backing
+        live.data = os.path.join(live.target, "data")
+        os.makedirs(live.data)
         for job in jobs.JOBS:
-            if job.fresh_file:
+            if job.fresh_file or job.key.endswith("-awake"):
                 continue
-            if job.key.endswith("-awake"):
-                continue
-            jobs.layout(job, data, cmds)
+            jobs.layout(job, live.data, cmds)
         # warm-up, not recorded: lets JIT-compiled servers reach steady state before the first figure
         # (every peer gets it, so the C and Go servers are treated alike)
-        jobs.warm_up(data, args.warmup, ctx.logs, cmds)
-        for job in jobs.JOBS:
-            reps = []
-            try:
-                for _ in range(args.reps):
-                    if job.awake:
-                        with Spinners():
-                            reps.append(jobs.run_fio(job, data, args.runtime, args.loops, ctx.logs, pid, cmds))
-                    else:
-                        reps.append(jobs.run_fio(job, data, args.runtime, args.loops, ctx.logs, pid, cmds))
-            except RuntimeError as e:
-                rec["errors"].append(f"{job.key}: {e}")
-                log(f"{peer.name}: {job.key} FAILED: {e}")
-            if reps:
-                rec["jobs"][job.key] = {"reps": reps, "value": summarize([r["value"] for r in reps]),
-                                        "cpu_us_per_io": summarize([r["cpu_us_per_io"] for r in reps])}
-                s = rec["jobs"][job.key]["value"]
-                log(f"{peer.name}: {job.key} median {s['median']:.0f} {job.metric} (min {s['min']:.0f}, max {s['max']:.0f})")
-        meta = []
-        try:
-            for i in range(args.reps):
-                meta.append(jobs.run_metadata(meta_bin, os.path.join(target, f"meta-{i}"), args.files, pid, cmds))
-        except RuntimeError as e:
-            rec["errors"].append(f"metadata: {e}")
-            log(f"{peer.name}: metadata FAILED: {e}")
-        if meta:
-            rec["metadata"] = {ph: summarize([m["phases"].get(ph) for m in meta]) for ph in jobs.METADATA_PHASES}
-            rec["metadata_cpu_us_per_op"] = summarize([m["cpu_us_per_op"] for m in meta])
-            log(f"{peer.name}: metadata " + ", ".join(
-                f"{ph} {rec['metadata'][ph]['median']:.0f}/s" for ph in jobs.METADATA_PHASES if rec["metadata"][ph]))
-        if proc is not None and proc.poll() is not None:
-            rec["errors"].append(f"server exited during the run (exit {proc.returncode})")
+        jobs.warm_up(live.data, args.warmup, ctx.logs, cmds)
     except (RuntimeError, OSError) as e:
         rec["errors"].append(str(e))
-        log(f"{peer.name}: FAILED: {e}")
-    finally:
-        if proc is not None:
-            note = stop_server(proc, mnt)
-            if note:
-                rec["notes"].append(note)
-            ctx.cleanup.procs.remove(proc)
-        shutil.rmtree(backing, ignore_errors=True)
-    return rec
+        log(f"{peer.name}: FAILED before measuring: {e}")
+        release(live)
+        return None
+    return live
+
+
+def release(live):
+    """Stops the peer's server (it unmounts on SIGTERM; the harness unmounts what is left) and frees its data."""
+    if live.proc is not None:
+        note = stop_server(live.proc, live.mnt)
+        if note:
+            live.rec["notes"].append(note)
+        if live.proc in live.proc_list:
+            live.proc_list.remove(live.proc)
+    shutil.rmtree(live.backing, ignore_errors=True)
+
+
+def rotated(items, k):
+    """The peers in round k: shifted by k, so that no peer always runs first (or right after the same one)."""
+    if not items:
+        return []
+    k %= len(items)
+    return items[k:] + items[:k]
+
+
+def run_rounds(ctx, args, lives, meta_bin, cmds):
+    """Every job, then the metadata job, in rounds: each round runs every live peer once, in a rotated
+    order, so that a change in the machine's load hits all peers alike instead of whichever ran then.
+    Round i of one peer and round i of another ran minutes apart at most: their ratio is the paired one
+    report.py checks for agreement."""
+    for job in jobs.JOBS:
+        for k in range(args.reps):
+            ctx.idle_checks.append(dict(wait_for_calm(args.calm_wait), round=f"{job.key} {k + 1}"))
+            for live in rotated([lv for lv in lives if lv.alive()], k):
+                rec = live.rec
+                try:
+                    if job.awake:
+                        with Spinners():
+                            r = jobs.run_fio(job, live.data, args.runtime, args.loops, ctx.logs, live.pid, cmds)
+                    else:
+                        r = jobs.run_fio(job, live.data, args.runtime, args.loops, ctx.logs, live.pid, cmds)
+                except RuntimeError as e:
+                    rec["errors"].append(f"{job.key} round {k + 1}: {e}")
+                    log(f"{live.peer.name}: {job.key} round {k + 1} FAILED: {e}")
+                    r = None
+                rec["rounds"].setdefault(job.key, []).append(r["value"] if r else None)
+                if r:
+                    rec["jobs"].setdefault(job.key, {"reps": []})["reps"].append(r)
+        for live in lives:
+            j = live.rec["jobs"].get(job.key)
+            if j:
+                j["value"] = summarize([r["value"] for r in j["reps"]])
+                j["cpu_us_per_io"] = summarize([r["cpu_us_per_io"] for r in j["reps"]])
+                s = j["value"]
+                log(f"{live.peer.name}: {job.key} median {s['median']:.0f} {job.metric} "
+                    f"(min {s['min']:.0f}, max {s['max']:.0f}, spread {spread(s):.0%})")
+    metas = {live.peer.name: [] for live in lives}
+    for k in range(args.reps):
+        ctx.idle_checks.append(dict(wait_for_calm(args.calm_wait), round=f"metadata {k + 1}"))
+        for live in rotated([lv for lv in lives if lv.alive()], k):
+            try:
+                m = jobs.run_metadata(meta_bin, os.path.join(live.target, f"meta-{k}"), args.files, live.pid, cmds)
+            except RuntimeError as e:
+                live.rec["errors"].append(f"metadata round {k + 1}: {e}")
+                log(f"{live.peer.name}: metadata round {k + 1} FAILED: {e}")
+                m = None
+            metas[live.peer.name].append(m)
+            for ph in jobs.METADATA_PHASES:
+                live.rec["rounds"].setdefault("meta:" + ph, []).append(m["phases"].get(ph) if m else None)
+    for live in lives:
+        meta = [m for m in metas[live.peer.name] if m]
+        if meta:
+            rec = live.rec
+            rec["metadata"] = {ph: summarize([m["phases"].get(ph) for m in meta]) for ph in jobs.METADATA_PHASES}
+            rec["metadata_cpu_us_per_op"] = summarize([m["cpu_us_per_op"] for m in meta])
+            log(f"{live.peer.name}: metadata " + ", ".join(
+                f"{ph} {rec['metadata'][ph]['median']:.0f}/s (spread {spread(rec['metadata'][ph]):.0%})"
+                for ph in jobs.METADATA_PHASES if rec["metadata"][ph]))
+
+
+def spread(s):
+    """(max - min) / median of a summary: how much the rounds disagree about one figure."""
+    return (s["max"] - s["min"]) / s["median"] if s and s["median"] else 0.0
 
 
 def machine_info(ctx):
@@ -261,7 +327,9 @@ def main(argv):
     # one tmpfs for the kernel peer, the passthrough peers' backing directories and go-fuse memfs's data
     ctx.tmpfs = os.path.join(ctx.work, "tmpfs")
     os.makedirs(ctx.tmpfs)
-    r = run(["mount", "-t", "tmpfs", "-o", "size=2g", "ringfuse-bench", ctx.tmpfs], timeout=30)
+    # every peer's files live at once (about 320 MiB each): room for all of them
+    size_g = max(2, (len(chosen) * 400 >> 10) + 1)
+    r = run(["mount", "-t", "tmpfs", "-o", f"size={size_g}g", "ringfuse-bench", ctx.tmpfs], timeout=30)
     if r.returncode != 0:
         sys.exit(f"ringfuse bench fio: cannot mount a tmpfs: {r.stderr.strip()}")
     ctx.cleanup.add_mount(ctx.tmpfs)
@@ -279,21 +347,31 @@ def main(argv):
     ctx.commands.append(f"gcc -O2 -Wall -o metadata bench/native/metadata.c")
     builds = peers.Builds(ctx)
     cmds = Commands()
-    results = []
-    log(f"{len(chosen)} peers, {args.reps} repetitions, runtime {args.runtime}s, {args.files} files; out {out}")
+    ctx.results = []
+    ctx.idle_checks = []
+    log(f"{len(chosen)} peers, {args.reps} rounds, runtime {args.runtime}s, {args.files} files; out {out}")
+    lives = []
     try:
+        # every peer is mounted for the whole run, so that each job can alternate between them in rounds
         for peer in chosen:
-            log(f"--- {peer.name}")
-            results.append(measure(ctx, args, peer, builds, meta_bin, cmds))
+            log(f"--- {peer.name}: build, mount, lay out, warm up")
+            live = prepare(ctx, args, peer, builds, cmds)
+            if live:
+                live.proc_list = ctx.cleanup.procs
+                lives.append(live)
+        run_rounds(ctx, args, lives, meta_bin, cmds)
     except KeyboardInterrupt:
         log("interrupted: stopping servers and unmounting")
         ctx.cleanup.undo()
         return 130
     finally:
+        for live in lives:
+            release(live)
         ctx.cleanup.undo()
         shutil.rmtree(ctx.work, ignore_errors=True)
+    results = ctx.results
     run_info = {"machine": machine_info(ctx), "args": vars(args), "duration_s": round(time.monotonic() - started),
-                "build_commands": ctx.commands, "job_commands": cmds.by_key, "quick": args.quick}
+                "build_commands": ctx.commands, "idle_checks": ctx.idle_checks, "job_commands": cmds.by_key, "quick": args.quick}
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"run": run_info, "peers": results}, f, indent=1)
     report.write(out, run_info, results)

@@ -45,15 +45,38 @@ def median(rec, key):
     return s["median"] if s else None
 
 
-def ratio_cell(num, den, target):
+def rounds(rec, key):
+    """The figure of each round (None where that round failed), in round order."""
+    return (rec.get("rounds") or {}).get(key) or []
+
+
+def paired(num_rounds, den_rounds):
+    """The ratio of each round where both sides have a figure: peers alternate within a round, so round i
+    of one and round i of the other saw the same machine."""
+    return [n / d for n, d in zip(num_rounds, den_rounds) if n is not None and d]
+
+
+def spread_note(ratios, *lines):
+    """`[lo–hi]` of the paired ratios; ⚠ when the rounds disagree about which side of a line (1.0, the
+    goal) the ratio is on."""
+    if len(ratios) < 2:
+        return ""
+    lo, hi = min(ratios), max(ratios)
+    split = [f"{x:g}" for x in sorted(set(lines)) if lo < x <= hi]
+    warn = f" ⚠ rounds disagree about {', '.join(split)}" if split else ""
+    return f" [{lo:.2f}–{hi:.2f}{warn}]"
+
+
+def ratio_cell(num, den, target, ratios=()):
     if num is None or den is None or den == 0:
         return "-"
     r = num / den
-    return f"{r:.2f} ✓" if r >= target else f"**{r:.2f}** ✗"
+    text = f"{r:.2f} ✓" if r >= target else f"**{r:.2f}** ✗"
+    return text + spread_note(ratios, 1.0, target)
 
 
-def plain_ratio(num, den):
-    return f"{num / den:.2f}" if num is not None and den else "-"
+def plain_ratio(num, den, ratios=()):
+    return f"{num / den:.2f}{spread_note(ratios, 1.0)}" if num is not None and den else "-"
 
 
 def goals(results):
@@ -66,21 +89,34 @@ def goals(results):
     c_peers = [by[n] for n in ("libfuse-passthrough_ll-mt", "libfuse-passthrough_ll-st") if n in by]
     mt = by.get("libfuse-passthrough_ll-mt")
 
-    def row(rf, what, goal, target, den_of, goal_keys=None):
+    def row(rf, what, goal, target, den_of, den_rounds, goal_keys=None):
         # ✓/✗ only where the goal applies; elsewhere the bare ratio, for context
-        cells = [ratio_cell(median(rf, k), den_of(k), target) if goal_keys is None or k in goal_keys
-                 else plain_ratio(median(rf, k), den_of(k)) for k in keys]
+        cells = []
+        for k in keys:
+            ratios = paired(rounds(rf, k), den_rounds(k))
+            cells.append(ratio_cell(median(rf, k), den_of(k), target, ratios) if goal_keys is None or k in goal_keys
+                         else plain_ratio(median(rf, k), den_of(k), ratios))
         lines.append("| " + " | ".join([rf["name"], what, goal] + cells) + " |")
+
+    def best_rounds(k):
+        per = [rounds(c, k) for c in c_peers]
+        n = max((len(x) for x in per), default=0)
+        return [max((x[i] for x in per if i < len(x) and x[i] is not None), default=None) for i in range(n)]
 
     for rf in (r for r in results if r["name"].startswith("ringfuse-") and r.get("jobs")):
         if "memfs" in rf["name"] and jnr:
-            row(rf, "jnr-fuse-memfs", "≥ 2x on j1", 2.0, lambda k: median(jnr, k), goal_keys={"j1", "j1-awake"})
+            row(rf, "jnr-fuse-memfs", "≥ 2x on j1", 2.0, lambda k: median(jnr, k), lambda k: rounds(jnr, k),
+                goal_keys={"j1", "j1-awake"})
         if rf["transport"] == "dev" and mt:
-            row(rf, "libfuse passthrough_ll mt", "≥ 1x", 1.0, lambda k: median(mt, k))
+            row(rf, "libfuse passthrough_ll mt", "≥ 1x", 1.0, lambda k: median(mt, k), lambda k: rounds(mt, k))
         if c_peers:
             what = "best C peer" + ("" if rf["transport"] == "dev" else " (on /dev/fuse: no C peer speaks io_uring here)")
             row(rf, what, "≥ 0.9x", 0.9,
-                lambda k: max((median(c, k) for c in c_peers if median(c, k) is not None), default=None))
+                lambda k: max((median(c, k) for c in c_peers if median(c, k) is not None), default=None),
+                best_rounds)
+    lines += ["", "Ratios are of medians; `[lo–hi]` is the range of the per-round ratios (peers alternate "
+              "within a round, so round i of both sides saw the same machine); ⚠ marks a ratio whose rounds "
+              "disagree about which side of 1.0 it is on: do not quote it."]
     return lines
 
 
@@ -124,8 +160,13 @@ def write(out, run, results):
           f"- tools: {m['fio']}; {m['java']}; {m['gcc']}; {m['go']}",
           f"- {a['reps']} repetitions per job, figures are median (min–max); time-based jobs {a['runtime']} s each; "
           f"j3-read reads the 128 MiB file {a['loops']} time(s) per repetition; metadata with {a['files']} files",
-          "- the machine is shared: the idle check before each server is in the last table; compare peers only "
-          "within this file", "", "## Results", ""]
+          "- every server is mounted for the whole run and each job runs in rounds, every peer once per round "
+          "in a rotated order, so load changes hit all peers alike; compare peers only within this file",
+          f"- idle checks before the {len(run.get('idle_checks', []))} rounds: "
+          f"{sum(1 for c in run.get('idle_checks', []) if c['calm'])} idle, "
+          f"{sum(1 for c in run.get('idle_checks', []) if not c['calm'])} busy "
+          f"(highest load1 {max((c['load1'] for c in run.get('idle_checks', [])), default=0)})",
+          "", "## Results", ""]
     md += table(results)
     md += ["", "IOPS for j1, j2, j4 (k = thousands); MiB/s for j3; operations/s for metadata. "
            "`-awake` = the same job while two `nice -n 19` busy loops keep both CPUs from halting.", ""]
@@ -135,15 +176,12 @@ def write(out, run, results):
     md += ["", "## Server CPU time per operation (µs, median; utime+stime of the server process)", ""]
     md += cpu_table(results)
     md += ["", "## Peers: versions, commands, machine state", "",
-           "| peer | version | server command | idle check before start | problems |", "|---|---|---|---|---|"]
+           "| peer | version | server command | problems |", "|---|---|---|---|"]
     for r in results:
-        idle = r.get("idle")
-        idle_s = (f"{'idle' if idle['calm'] else 'BUSY'}: load1 {idle['load1']}, cpu {idle['busy']:.0%}, "
-                  f"waited {idle['waited_s']} s") if idle else "-"
         problems = r.get("skipped") or (("build failed: " + r["build_error"]) if r.get("build_error") else "")
         problems = "; ".join(filter(None, [problems] + r.get("errors", []) + r.get("notes", [])))
         problems = problems.replace("\n", " ").replace("|", "/")
-        md.append(f"| {r['name']} | {r.get('version', '-')} | `{r.get('server_command', '-')}` | {idle_s} | "
+        md.append(f"| {r['name']} | {r.get('version', '-')} | `{r.get('server_command', '-')}` | "
                   f"{problems or 'none'} |")
     md += ["", "## Exact commands", "", "Builds:", "", "```"] + run["build_commands"] + ["```", "",
            "Jobs (`<dir>` = the peer's mount point, `/data`):", "", "```"]

@@ -3,7 +3,9 @@
 Every server runs in its own session (process group) so that stopping it reaches its children too, and
 every mount the harness makes is remembered so that an interrupted run still unmounts (see Cleanup).
 """
+import glob
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -139,3 +141,46 @@ class Cleanup:
         for m in reversed(self.mounts):
             unmount(m)
         self.mounts = []
+
+
+def java_major(java):
+    """The major version of the `java` binary at `java`, or None."""
+    try:
+        r = run([java, "-XshowSettings:properties", "-version"], timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in (r.stderr + r.stdout).splitlines():
+        line = line.strip()
+        if line.startswith("java.specification.version = "):
+            try:
+                return int(line.split("=", 1)[1].strip().split(".")[0])
+            except ValueError:
+                return None
+    return None
+
+
+def find_jdk(minimum=22):
+    """A JDK home with java and javac of at least `minimum`, found as the ringfuse script finds it:
+    JAVA_HOME, then /usr/lib/jvm (Temurin 25 first, newest first), then javac on PATH; None if there is none.
+    The harness needs it for the Java peers (jnr-fuse, jFUSE are built with Maven and run with it), so a run
+    started as `python3 bench/fio/harness.py` behaves as one started through `./ringfuse bench fio`."""
+    cands = []
+    if os.environ.get("JAVA_HOME"):
+        cands.append(os.environ["JAVA_HOME"])
+    cands.append("/usr/lib/jvm/temurin-25-jdk-amd64")
+    for pat in ("*25*", "*24*", "*23*", "*22*", "*"):
+        cands += sorted(glob.glob(os.path.join("/usr/lib/jvm", pat)), reverse=True)
+    javac = shutil.which("javac")
+    if javac:
+        cands.append(os.path.dirname(os.path.dirname(os.path.realpath(javac))))
+    seen = set()
+    for c in cands:
+        if c in seen:
+            continue
+        seen.add(c)
+        java, jc = os.path.join(c, "bin", "java"), os.path.join(c, "bin", "javac")
+        if os.access(java, os.X_OK) and os.access(jc, os.X_OK):
+            v = java_major(java)
+            if v is not None and v >= minimum:
+                return c
+    return None
