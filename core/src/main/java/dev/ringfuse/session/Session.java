@@ -69,6 +69,9 @@ public final class Session implements RequestHandler {
     @Override
     public Decoder decoder() { return decoder; }
 
+    @Override
+    public boolean ioFlusher() { return options.ioFlusher(); }
+
     public MountOptions options() { return options; }
 
     /** Waits for INIT to be answered; returns false on timeout. */

@@ -13,4 +13,12 @@ public interface RequestHandler {
      * (its reply will come later and will recycle {@code ex}); false if {@code ex} is free again.
      */
     boolean handle(Request r, Exchange ex);
+
+    /**
+     * Whether the transport's serving threads must mark themselves PR_SET_IO_FLUSHER (the mount backs a
+     * block device, see {@code MountOptions.ioFlusher}).
+     */
+    default boolean ioFlusher() {
+        return false;
+    }
 }
