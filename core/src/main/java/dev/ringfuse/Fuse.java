@@ -33,4 +33,19 @@ public final class Fuse {
     public static boolean clearStale(Path mountpoint) throws MountException {
         return dev.ringfuse.mount.Mounter.clearStale(mountpoint);
     }
+
+    /**
+     * {@code options}, if every option in its {@link MountOptions#extra()} list is one the kernel or
+     * fusermount3 takes (mount flags such as dev, suid, noexec, noatime, sync; max_read=, blksize=; nonempty,
+     * auto_unmount; what fstab passes to a mount helper for mount(8) itself, such as defaults, noauto, user,
+     * _netdev, x-*). Here rather than on {@link MountOptions}: the list lives with the mount methods, and
+     * this class is the one place that joins the API package to them.
+     *
+     * @throws IllegalArgumentException naming the first unknown option
+     */
+    public static MountOptions checkOptions(MountOptions options) {
+        var unknown = dev.ringfuse.mount.KernelOptions.unknown(options.extra());
+        if (unknown.isPresent()) throw new IllegalArgumentException("unknown mount option \"" + unknown.get() + "\"");
+        return options;
+    }
 }

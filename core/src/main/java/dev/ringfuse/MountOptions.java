@@ -65,7 +65,7 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
     /**
      * Applies comma-separated -o options: ro, rw, default_permissions, allow_other, fsname=, subtype=,
      * transport=, threads=, max_write=, uring_depth=, uring_spin=; anything else is kept in {@link #extra()}
-     * (see {@link #checked()}).
+     * (see {@link Fuse#checkOptions}).
      */
     public MountOptions withOptions(String commaSeparated) {
         MountOptions o = this;
@@ -113,17 +113,4 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
     }
 
     private static final String IO_FLUSHER = "io_flusher";
-
-    /**
-     * This, if every option in {@link #extra()} is one the kernel or fusermount3 takes (mount flags such as
-     * dev, suid, noexec, noatime, sync; max_read=, blksize=; nonempty, auto_unmount; what fstab passes to
-     * a mount helper for mount(8) itself, such as defaults, noauto, user, _netdev, x-*).
-     *
-     * @throws IllegalArgumentException naming the first unknown option
-     */
-    public MountOptions checked() {
-        var unknown = dev.ringfuse.mount.KernelOptions.unknown(extra);
-        if (unknown.isPresent()) throw new IllegalArgumentException("unknown mount option \"" + unknown.get() + "\"");
-        return this;
-    }
 }

@@ -73,7 +73,7 @@ final class MountSpec {
                         : fs == Filesystems.Kind.sql ? Filesystems.sqlName(source) : source);
         // a volume is a block device's backend: its serving threads must be I/O flushers (MountOptions.ioFlusher)
         if (fs == Filesystems.Kind.volume) o = o.withIoFlusher(true);
-        this.options = o.withOptions(String.join(",", opts)).checked();
+        this.options = dev.ringfuse.Fuse.checkOptions(o.withOptions(String.join(",", opts)));
     }
 
     /**
