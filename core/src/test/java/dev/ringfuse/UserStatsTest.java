@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * The statistics of a mount started by an unprivileged user (uid 65534, through fusermount3): its owner and
  * root read them, another unprivileged user (uid 65533) cannot connect.
  */
-@Timeout(90)
+@Timeout(180)
 class UserStatsTest {
     @TempDir
     Path dir;
