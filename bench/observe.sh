@@ -75,9 +75,9 @@ read -r c1 _ _ < <(awk '{print $1*100}' "$work/$first.qd1cpu" | median); read -r
 for v in $variants; do
   read -r m1 l1 h1 < <(median <"$work/$v.qd1"); read -r m32 l32 h32 < <(median <"$work/$v.qd32")
   # CPU per request in hundredths of a microsecond, so the integer median keeps two decimals
-  read -r u1 _ _ < <(awk '{print $1*100}' "$work/$v.qd1cpu" | median); read -r u32 _ _ < <(awk '{print $1*100}' "$work/$v.qd32cpu" | median)
-  printf '| %s | %s (%s-%s) | %.3f | %s (%s-%s) | %.3f | %.2f | %.3f | %.2f | %.3f |\n' "$v" "$m1" "$l1" "$h1" "$(echo "$m1/$f1" | bc -l)" \
-    "$m32" "$l32" "$h32" "$(echo "$m32/$f32" | bc -l)" "$(echo "$u1/100" | bc -l)" "$(echo "$u1/$c1" | bc -l)" \
-    "$(echo "$u32/100" | bc -l)" "$(echo "$u32/$c32" | bc -l)"
+  read -r u1 v1 w1 < <(awk '{print $1*100}' "$work/$v.qd1cpu" | median); read -r u32 v32 w32 < <(awk '{print $1*100}' "$work/$v.qd32cpu" | median)
+  printf '| %s | %s (%s-%s) | %.3f | %s (%s-%s) | %.3f | %.2f (%.2f-%.2f) | %.3f | %.2f (%.2f-%.2f) | %.3f |\n' "$v" "$m1" "$l1" "$h1" "$(echo "$m1/$f1" | bc -l)" \
+    "$m32" "$l32" "$h32" "$(echo "$m32/$f32" | bc -l)" "$(echo "$u1/100" | bc -l)" "$(echo "$v1/100" | bc -l)" "$(echo "$w1/100" | bc -l)" \
+    "$(echo "$u1/$c1" | bc -l)" "$(echo "$u32/100" | bc -l)" "$(echo "$v32/100" | bc -l)" "$(echo "$w32/100" | bc -l)" "$(echo "$u32/$c32" | bc -l)"
 done
 [ -f "$work/jfr.txt" ] && sort -u "$work/jfr.txt" | tail -1

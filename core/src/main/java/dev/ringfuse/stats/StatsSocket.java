@@ -18,8 +18,9 @@ import jdk.net.UnixDomainPrincipal;
 /**
  * The statistics endpoint of one mount: a unix-domain socket that writes one snapshot to whoever connects
  * and closes. Where it lives follows from the mount alone, so a reader needs only the mount point:
- * {@code /run/ringfuse/<major>-<minor>.sock} for mounts served by root, else
- * {@code /run/user/<uid>/ringfuse/...} (or {@code /tmp/ringfuse-<uid>/...} without a runtime directory),
+ * {@code /run/ringfuse/stats/<major>-<minor>.sock} for mounts served by root, else
+ * {@code /run/user/<uid>/ringfuse/stats/...} (or {@code /tmp/ringfuse-<uid>/stats/...} without a runtime
+ * directory),
  * with the device number and the owner's uid ({@code user_id=}) as /proc/self/mountinfo shows them.
  *
  * <p>Access: the directory is 0700 and the socket 0600, both owned by the serving user, and each peer's
@@ -43,9 +44,9 @@ public final class StatsSocket implements AutoCloseable {
 
     /** The directory of the sockets of mounts served by {@code uid}. */
     public static Path directory(int uid) {
-        if (uid == 0) return Path.of("/run/ringfuse");
+        if (uid == 0) return Path.of("/run/ringfuse/stats");
         Path run = Path.of("/run/user/" + uid);
-        return Files.isDirectory(run) ? run.resolve("ringfuse") : Path.of("/tmp/ringfuse-" + uid);
+        return (Files.isDirectory(run) ? run.resolve("ringfuse") : Path.of("/tmp/ringfuse-" + uid)).resolve("stats");
     }
 
     /** The socket of the mount with device {@code major:minor} served by {@code uid}. */
@@ -56,7 +57,13 @@ public final class StatsSocket implements AutoCloseable {
     /** Binds the socket of this mount; {@code snapshot} is called once per reader. */
     public static StatsSocket open(int uid, int major, int minor, Supplier<String> snapshot) throws IOException {
         Path dir = directory(uid);
-        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        // only our own directory is made private: its parent may hold other things of ringfuse's
+        Files.createDirectories(dir.getParent());
+        try {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (java.nio.file.FileAlreadyExistsException exists) {
+            // made by an earlier mount; owner and mode are checked below
+        }
         UserPrincipal me = Files.getOwner(dir);
         if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)
                 || !me.getName().equals(Files.getOwner(Path.of("/proc/self")).getName())) {
