@@ -18,6 +18,7 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        WholeProcessFlusher.reexecIfWanted(args);
         int code = new CommandLine(new Main())
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setExecutionExceptionHandler((e, cmd, parsed) -> {
