@@ -106,7 +106,7 @@ public final class DevFuseTransport {
 
     private void readLoop(GuardedFd fd) {
         try {
-            if (session.options().ioFlusher()) IoFlusher.markThisThread();
+            if (session.options().ioFlusher()) IoFlusher.markServingThread();
             DevBuffer b = acquire();
             while (b != null && !closing) {
                 long n = Libc.read(fd.fd(), b.seg, bufferSize);
