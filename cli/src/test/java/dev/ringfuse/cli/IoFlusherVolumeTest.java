@@ -42,6 +42,11 @@ class IoFlusherVolumeTest {
     @TempDir
     Path dir;   // on the machine's disk: an image on tmpfs would be unreclaimable memory of the cgroup
 
+    @org.junit.jupiter.api.AfterEach
+    void unmountLeftovers() throws Exception {
+        Cli.unmountAllUnder(dir);
+    }
+
     /** Whether this process may set PR_SET_IO_FLUSHER: CAP_SYS_RESOURCE (bit 24) in CapEff. */
     static boolean mayFlush() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
