@@ -19,6 +19,7 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        WholeProcessFlusher.reexecIfWanted(args);
         Logging.configure(false);
         int code = new CommandLine(new Main())
                 .setCaseInsensitiveEnumValuesAllowed(true)

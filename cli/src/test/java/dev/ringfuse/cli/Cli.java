@@ -72,6 +72,14 @@ final class Cli {
         return Files.readAllLines(Path.of("/proc/self/mounts")).stream().filter(l -> l.contains(want)).findFirst().orElse(null);
     }
 
+    /** Lazily unmounts every mount under {@code dir}: what a failed test left (its servers were killed). */
+    static void unmountAllUnder(Path dir) throws IOException, InterruptedException {
+        String prefix = " " + dir.toAbsolutePath() + "/";
+        List<String> points = Files.readAllLines(Path.of("/proc/self/mounts")).stream().filter(l -> l.contains(prefix))
+                .map(l -> l.split(" ")[1]).toList();
+        for (String p : points.reversed()) Procs.run("umount", "-l", p);
+    }
+
     /** Unmounts {@code mnt} if mounted (lazily) and waits for the server {@code c} to end. */
     static Procs.Result unmount(Path mnt, Procs.Child c) throws IOException, InterruptedException {
         if (mountLine(mnt) != null) Procs.run("umount", mnt.toString());

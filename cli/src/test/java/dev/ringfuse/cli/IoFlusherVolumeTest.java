@@ -42,6 +42,11 @@ class IoFlusherVolumeTest {
     @TempDir
     Path dir;   // on the machine's disk: an image on tmpfs would be unreclaimable memory of the cgroup
 
+    @org.junit.jupiter.api.AfterEach
+    void unmountLeftovers() throws Exception {
+        Cli.unmountAllUnder(dir);
+    }
+
     /** Whether this process may set PR_SET_IO_FLUSHER: CAP_SYS_RESOURCE (bit 24) in CapEff. */
     static boolean mayFlush() throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
@@ -119,6 +124,32 @@ class IoFlusherVolumeTest {
                 if (Cli.mountLine(mnt) != null) Procs.run("umount", "-l", mnt.toString());
             }
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aVolumeServerReExecutesItselfSoThatEveryThreadIsMarked() throws Exception {
+        Path img = dir.resolve("small.img"), mnt = Files.createDirectory(dir.resolve("w"));
+        // forced: this machine's root may lack CAP_SYS_RESOURCE; the re-execution itself is what is checked
+        List<String> cmd = new ArrayList<>(List.of("env", WholeProcessFlusher.FORCE + "=1"));
+        cmd.addAll(Cli.cmd("mount", "volume", img.toString(), mnt.toString(), "--create", "--size", "16M"));
+        try (Procs.Child s = Cli.serve(cmd)) {
+            long pid = s.process().pid();
+            String environ = Files.readString(Path.of("/proc", Long.toString(pid), "environ"));
+            assertTrue(environ.contains(WholeProcessFlusher.DONE + "=1"), "the server executed itself again, same pid");
+            Files.write(mnt.resolve("volume"), new byte[] {1, 2, 3}, java.nio.file.StandardOpenOption.WRITE);
+            assertEquals(16 << 20, Files.size(mnt.resolve("volume")));
+            if (mayFlush()) {
+                for (Map.Entry<String, Long> t : threadFlags(pid).entrySet()) {
+                    assertEquals(PF_MEMALLOC_NOIO, t.getValue() & PF_MEMALLOC_NOIO, t.getKey() + " (GC, JIT and all) is marked");
+                }
+            }
+            Cli.unmount(mnt, s);
+        }
+        byte[] head = new byte[3];
+        try (var in = Files.newInputStream(img)) {
+            assertEquals(3, in.read(head));
+        }
+        assertEquals(List.of((byte) 1, (byte) 2, (byte) 3), List.of(head[0], head[1], head[2]));
     }
 
     /** 512 MiB written through the page cache in 1 MiB blocks with crc32c headers, then read back and checked. */

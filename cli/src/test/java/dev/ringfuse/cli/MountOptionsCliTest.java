@@ -31,6 +31,11 @@ class MountOptionsCliTest {
     @TempDir
     Path dir;
 
+    @org.junit.jupiter.api.AfterEach
+    void unmountLeftovers() throws Exception {
+        Cli.unmountAllUnder(dir);
+    }
+
     private Path mnt() throws Exception {
         return Files.createDirectories(dir.resolve("mnt"));
     }

@@ -40,25 +40,31 @@ public final class IoFlusher {
     private IoFlusher() {}
 
     /**
-     * Marks the calling thread. Returns null, or why the kernel refused (logged once per process as a
-     * warning: the mount still works, without the protection).
+     * Marks the calling thread, a thread that serves a mount. Returns null, or why the kernel refused,
+     * which is also logged once per process as a warning (the mount still works, without the protection).
      */
+    public static String markServingThread() {
+        String why = markThisThread();
+        if (why != null && WARNED.compareAndSet(false, true)) {
+            LOG.log(System.Logger.Level.WARNING, "cannot mark the serving threads as I/O flushers (" + why
+                    + "): a loop device or swap on this mount may deadlock under memory pressure");
+        }
+        return why;
+    }
+
+    /** Marks the calling thread. Returns null, or why the kernel refused. */
     public static String markThisThread() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment st = a.allocate(CAPTURE);
             int r = (int) PRCTL.invokeExact(st, PR_SET_IO_FLUSHER, 1L, 0L, 0L, 0L);
             if (r == 0) return null;
             int errno = (int) ERRNO.get(st, 0L);
-            String why = switch (errno) {
-                case 1 -> "EPERM: PR_SET_IO_FLUSHER needs CAP_SYS_RESOURCE (run the server as root)";
+            return switch (errno) {
+                case 1 -> "EPERM: PR_SET_IO_FLUSHER needs CAP_SYS_RESOURCE, which this process lacks "
+                        + "(run the server as root; some containers drop it even for root)";
                 case 22 -> "EINVAL: the kernel has no PR_SET_IO_FLUSHER (Linux 5.6+)";
                 default -> "errno " + errno;
             };
-            if (WARNED.compareAndSet(false, true)) {
-                LOG.log(System.Logger.Level.WARNING, "cannot mark the serving threads as I/O flushers (" + why
-                        + "): a loop device or swap on this mount may deadlock under memory pressure");
-            }
-            return why;
         } catch (Throwable t) {
             return t.toString();
         }
@@ -82,7 +88,7 @@ public final class IoFlusher {
         AtomicReference<T> result = new AtomicReference<>();
         AtomicReference<Exception> failure = new AtomicReference<>();
         Thread t = Thread.ofPlatform().name("ringfuse-io-flusher-start").start(() -> {
-            markThisThread();
+            markThisThread();   // a refusal is reported by the serving threads, once the mount is up
             try {
                 result.set(work.call());
             } catch (Exception e) {

@@ -123,7 +123,7 @@ public final class DevFuseTransport implements Transport {
 
     private void readLoop(GuardedFd fd) {
         try {
-            if (session.ioFlusher()) IoFlusher.markThisThread();
+            if (session.ioFlusher()) IoFlusher.markServingThread();
             DevBuffer b = acquire();
             while (b != null && !closing) {
                 long n = Libc.read(fd.fd(), b.seg, bufferSize);

@@ -113,7 +113,7 @@ final class UringQueue implements Runnable {
 
     private void setUpRing() throws Exception {
         Libc.pinToCpu(qid);
-        if (session.ioFlusher()) IoFlusher.markThisThread();
+        if (session.ioFlusher()) IoFlusher.markServingThread();
         arena = Arena.ofShared();
         // room for one SQE per entry plus the wake poll, twice over for commits queued while reaping
         ring = IoUring.open(RingConfig.builder(Integer.highestOneBit(depth * 2 + 1) << 1).sqe128()

@@ -154,7 +154,7 @@ public final class ExclusiveUse implements AutoCloseable {
             }
             String s = sb.toString().trim();
             if (s.isEmpty()) return Optional.empty();
-            return Optional.of(s.length() > 200 ? s.substring(0, 200) + "..." : s);
+            return Optional.of(s.length() > 400 ? s.substring(0, 400) + "..." : s);
         } catch (IOException e) {
             return Optional.empty();
         }
