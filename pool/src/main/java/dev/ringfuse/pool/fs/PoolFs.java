@@ -48,10 +48,18 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     private ScheduledExecutorService timer;
     private final boolean ownsPool;
 
+    private final int commitSeconds;
+
     /** Serves {@code ds}; with {@code ownsPool} the pool is closed (committed) when the filesystem is destroyed. */
     public PoolFs(Dataset ds, boolean ownsPool) throws IOException {
+        this(ds, ownsPool, 5);
+    }
+
+    /** As above, committing every {@code commitSeconds} (0: only on fsync, dirty-data limit and unmount). */
+    public PoolFs(Dataset ds, boolean ownsPool, int commitSeconds) throws IOException {
         super(ds);
         this.ownsPool = ownsPool;
+        this.commitSeconds = commitSeconds;
         pool.lock().lock();
         try {
             if (inodes.get(Inodes.ROOT) == null) {
@@ -86,12 +94,13 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             init.want(c);
         }
         init.timeGranularity(1);
+        if (commitSeconds <= 0) return;
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pool-txg-timer");
             t.setDaemon(true);
             return t;
         });
-        timer.scheduleWithFixedDelay(this::timedCommit, 5, 5, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(this::timedCommit, commitSeconds, commitSeconds, TimeUnit.SECONDS);
     }
 
     private void timedCommit() {
