@@ -172,6 +172,11 @@ public final class Pool implements AutoCloseable {
         throw new FormatException("pool '" + first.poolName() + "': newest transaction groups unreadable: " + why.getMessage());
     }
 
+    /** The newest valid label of a device (what `pool import` scans for), or a FormatException. */
+    public static Label peekLabel(BlockDevice device) throws IOException {
+        return Labels.read(device);
+    }
+
     public ReentrantLock lock() { return lock; }
     public String name() { return labels.getFirst().poolName(); }
     public long guid() { return labels.getFirst().poolGuid(); }

@@ -46,7 +46,9 @@ class PoolAdminTest {
         assertThrows(IOException.class, () -> reg.devices("tank"));
         IOException wrong = assertThrows(IOException.class, () -> a.importPool("other", List.of(i1, i2)));
         assertTrue(wrong.getMessage().contains("hold pool 'tank'"), wrong.getMessage());
-        a.importPool("tank", List.of(i2, i1));
+        Files.writeString(tmp.resolve("not-a-pool.txt"), "hello");
+        assertEquals(List.of(i1, i2), a.scan("tank", tmp));
+        a.importPool("tank", a.scan("tank", tmp));
         a.fsDestroy("tank/home");
         a.destroy("tank");
         IOException gone = assertThrows(IOException.class, () -> a.importPool("tank", List.of(i1, i2)));
