@@ -72,14 +72,19 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "import", description = "Import a pool from its devices.")
+    @Command(name = "import", description = "Import a pool from its devices, or find them in a directory (-d).")
     static final class Import implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "NAME") String name;
-        @Parameters(index = "1..*", arity = "1..*", paramLabel = "IMG|DEV") List<Path> devices;
+        @Parameters(index = "1..*", arity = "0..*", paramLabel = "IMG|DEV") List<Path> devices = List.of();
+        @Option(names = "-d", paramLabel = "DIR", description = "Scan DIR for the pool's devices") Path dir;
 
         @Override
         public Integer call() throws Exception {
-            admin().importPool(name, devices);
+            PoolAdmin a = admin();
+            List<Path> devs = devices;
+            if (dir != null) devs = a.scan(name, dir);
+            if (devs.isEmpty()) throw new IllegalArgumentException("give the devices or -d DIR");
+            a.importPool(name, devs);
             return 0;
         }
     }

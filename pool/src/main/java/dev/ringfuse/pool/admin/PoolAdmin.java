@@ -118,6 +118,24 @@ public final class PoolAdmin {
         }
     }
 
+    /** The devices in {@code dir} (files and block devices) whose labels name pool {@code name}. */
+    public List<Path> scan(String name, Path dir) throws IOException {
+        List<Path> found = new ArrayList<>();
+        try (var s = Files.list(dir)) {
+            for (Path p : s.sorted().toList()) {
+                if (Files.isDirectory(p)) continue;
+                try (BlockDevice d = UringBlockDevice.open(p)) {
+                    Label l = Pool.peekLabel(d);
+                    if (l.poolName().equals(name) && l.state() != Label.DESTROYED) found.add(p);
+                } catch (IOException | RuntimeException e) {
+                    // not a pool device, too small, or in use
+                }
+            }
+        }
+        if (found.isEmpty()) throw new IOException("no devices of pool '" + name + "' found in " + dir);
+        return found;
+    }
+
     public void destroy(String name) throws IOException {
         Pool p = open(name);
         p.export(true);

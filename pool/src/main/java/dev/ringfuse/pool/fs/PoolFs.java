@@ -6,7 +6,6 @@ import dev.ringfuse.FuseException;
 import dev.ringfuse.lowlevel.Attr;
 import dev.ringfuse.lowlevel.AttrReply;
 import dev.ringfuse.lowlevel.Capability;
-import dev.ringfuse.lowlevel.CountReply;
 import dev.ringfuse.lowlevel.CreateReply;
 import dev.ringfuse.lowlevel.DirPlusReply;
 import dev.ringfuse.lowlevel.DirReply;
@@ -14,10 +13,8 @@ import dev.ringfuse.lowlevel.Entry;
 import dev.ringfuse.lowlevel.EntryReply;
 import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
-import dev.ringfuse.lowlevel.LseekReply;
 import dev.ringfuse.lowlevel.OpenFlags;
 import dev.ringfuse.lowlevel.OpenReply;
-import dev.ringfuse.lowlevel.ReadReply;
 import dev.ringfuse.lowlevel.ReadlinkReply;
 import dev.ringfuse.lowlevel.RequestContext;
 import dev.ringfuse.lowlevel.SetAttr;
@@ -25,15 +22,12 @@ import dev.ringfuse.lowlevel.StatFs;
 import dev.ringfuse.lowlevel.StatfsReply;
 import dev.ringfuse.lowlevel.StatusReply;
 import dev.ringfuse.lowlevel.StatxReply;
-import dev.ringfuse.lowlevel.XattrReply;
 import dev.ringfuse.pool.io.ChecksumException;
 import dev.ringfuse.pool.io.NoSpaceException;
 import dev.ringfuse.pool.tree.Key;
 import dev.ringfuse.pool.txg.Dataset;
 import dev.ringfuse.pool.txg.Pool;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -48,10 +42,18 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     private ScheduledExecutorService timer;
     private final boolean ownsPool;
 
+    private final int commitSeconds;
+
     /** Serves {@code ds}; with {@code ownsPool} the pool is closed (committed) when the filesystem is destroyed. */
     public PoolFs(Dataset ds, boolean ownsPool) throws IOException {
+        this(ds, ownsPool, 5);
+    }
+
+    /** As above, committing every {@code commitSeconds} (0: only on fsync, dirty-data limit and unmount). */
+    public PoolFs(Dataset ds, boolean ownsPool, int commitSeconds) throws IOException {
         super(ds);
         this.ownsPool = ownsPool;
+        this.commitSeconds = commitSeconds;
         pool.lock().lock();
         try {
             if (inodes.get(Inodes.ROOT) == null) {
@@ -86,12 +88,13 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             init.want(c);
         }
         init.timeGranularity(1);
+        if (commitSeconds <= 0) return;
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pool-txg-timer");
             t.setDaemon(true);
             return t;
         });
-        timer.scheduleWithFixedDelay(this::timedCommit, 5, 5, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(this::timedCommit, commitSeconds, commitSeconds, TimeUnit.SECONDS);
     }
 
     private void timedCommit() {
@@ -422,57 +425,6 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             long total = a.capacity() / 4096;
             long avail = Math.max(0, a.availableBytes() - data.dirtyBytes()) / 4096;
             reply.statfs(new StatFs(total, avail, avail, 1L << 40, 1L << 39, 4096, 255, 4096));
-        });
-    }
-
-    // ---- xattrs ------------------------------------------------------------------------------------------
-
-    @Override
-    public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
-        locked(() -> {
-            Xattrs.set(this, inodes.require(nodeid), FileNames.encode(name), value.toArray(ValueLayout.JAVA_BYTE), flags);
-            reply.ok();
-        });
-    }
-
-    @Override
-    public void getxattr(RequestContext ctx, long nodeid, String name, int size, XattrReply reply) {
-        locked(() -> reply.value(Xattrs.get(this, inodes.require(nodeid), FileNames.encode(name))));
-    }
-
-    @Override
-    public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
-        locked(() -> reply.names(Xattrs.list(this, inodes.require(nodeid))));
-    }
-
-    @Override
-    public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
-        locked(() -> {
-            Xattrs.remove(this, inodes.require(nodeid), FileNames.encode(name));
-            reply.ok();
-        });
-    }
-
-    // ---- files (PoolFsFiles) -----------------------------------------------------------------------------
-
-    @Override
-    public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
-        locked(() -> {
-            if (whence != 3 && whence != 4) throw new FuseException(Errno.EINVAL);
-            Inode n = file(nodeid);
-            long r = data.seek(n, offset, whence == 3);
-            if (r < 0) throw new FuseException(Errno.ENXIO);
-            reply.offset(r);
-        });
-    }
-
-    @Override
-    public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
-        locked(() -> {
-            Inode n = file(nodeid);
-            byte[] buf = new byte[size];
-            int got = data.read(n, offset, buf, size);
-            reply.data(buf, 0, got);
         });
     }
 

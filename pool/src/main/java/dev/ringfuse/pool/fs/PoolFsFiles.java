@@ -3,6 +3,10 @@ package dev.ringfuse.pool.fs;
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.lowlevel.Attr;
+import dev.ringfuse.FileNames;
+import dev.ringfuse.lowlevel.LseekReply;
+import dev.ringfuse.lowlevel.ReadReply;
+import dev.ringfuse.lowlevel.XattrReply;
 import dev.ringfuse.lowlevel.CountReply;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.lowlevel.OpenReply;
@@ -16,7 +20,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** The byte half of {@link PoolFs}: state shared by both halves, open handles, write, fsync, fallocate. */
+/** The byte half of {@link PoolFs}: state shared by both halves, open handles, read, write, fsync, fallocate, lseek, xattrs. */
 abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     static final long ATTR_NANOS = 1_000_000_000L;
     static final long DIRTY_LIMIT = 64L << 20;
@@ -132,4 +136,55 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
             reply.ok();
         });
     }
+
+    // ---- xattrs ------------------------------------------------------------------------------------------
+
+    @Override
+    public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
+        locked(() -> {
+            Xattrs.set(inodes, inodes.require(nodeid), FileNames.encode(name), value.toArray(ValueLayout.JAVA_BYTE), flags);
+            reply.ok();
+        });
+    }
+
+    @Override
+    public void getxattr(RequestContext ctx, long nodeid, String name, int size, XattrReply reply) {
+        locked(() -> reply.value(Xattrs.get(inodes, inodes.require(nodeid), FileNames.encode(name))));
+    }
+
+    @Override
+    public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
+        locked(() -> reply.names(Xattrs.list(inodes, inodes.require(nodeid))));
+    }
+
+    @Override
+    public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
+        locked(() -> {
+            Xattrs.remove(inodes, inodes.require(nodeid), FileNames.encode(name));
+            reply.ok();
+        });
+    }
+
+
+    @Override
+    public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
+        locked(() -> {
+            if (whence != 3 && whence != 4) throw new FuseException(Errno.EINVAL);
+            Inode n = file(nodeid);
+            long r = data.seek(n, offset, whence == 3);
+            if (r < 0) throw new FuseException(Errno.ENXIO);
+            reply.offset(r);
+        });
+    }
+
+    @Override
+    public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
+        locked(() -> {
+            Inode n = file(nodeid);
+            byte[] buf = new byte[size];
+            int got = data.read(n, offset, buf, size);
+            reply.data(buf, 0, got);
+        });
+    }
+
 }

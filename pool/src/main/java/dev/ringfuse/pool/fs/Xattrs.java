@@ -27,11 +27,11 @@ final class Xattrs {
         if (name.length > 255) throw new FuseException(Errno.ERANGE);
     }
 
-    static void set(PoolFs fs, Inode n, byte[] name, byte[] value, int flags) throws IOException {
+    static void set(Inodes inodes, Inode n, byte[] name, byte[] value, int flags) throws IOException {
         checkName(name);
         if (value.length > MAX_VALUE) throw new FuseException(Errno.E2BIG);
         Key k = new Key(n.ino, Inodes.XATTR, NameHash.of(name));
-        List<Buckets.Xattr> list = Buckets.xattrs(fs.inodes.tree().get(k));
+        List<Buckets.Xattr> list = Buckets.xattrs(inodes.tree().get(k));
         int at = index(list, name);
         if (at >= 0 && (flags & XATTR_CREATE) != 0) throw new FuseException(Errno.EEXIST);
         if (at < 0 && (flags & XATTR_REPLACE) != 0) throw new FuseException(Errno.ENODATA);
@@ -39,39 +39,39 @@ final class Xattrs {
         else list.add(new Buckets.Xattr(name, value));
         byte[] enc = Buckets.xattrs(list);
         if (enc.length > BTree.MAX_VALUE) throw new FuseException(Errno.ENOSPC);
-        fs.inodes.tree().put(k, enc);
+        inodes.tree().put(k, enc);
         n.touchTimes(false, true);
-        fs.inodes.put(n);
+        inodes.put(n);
     }
 
-    static byte[] get(PoolFs fs, Inode n, byte[] name) throws IOException {
+    static byte[] get(Inodes inodes, Inode n, byte[] name) throws IOException {
         checkName(name);
-        List<Buckets.Xattr> list = Buckets.xattrs(fs.inodes.tree().get(new Key(n.ino, Inodes.XATTR, NameHash.of(name))));
+        List<Buckets.Xattr> list = Buckets.xattrs(inodes.tree().get(new Key(n.ino, Inodes.XATTR, NameHash.of(name))));
         int at = index(list, name);
         if (at < 0) throw new FuseException(Errno.ENODATA);
         return list.get(at).value();
     }
 
-    static List<String> list(PoolFs fs, Inode n) throws IOException {
+    static List<String> list(Inodes inodes, Inode n) throws IOException {
         List<String> out = new ArrayList<>();
-        fs.inodes.tree().scan(Key.first(n.ino, Inodes.XATTR), Key.after(n.ino, Inodes.XATTR), (k, v) -> {
+        inodes.tree().scan(Key.first(n.ino, Inodes.XATTR), Key.after(n.ino, Inodes.XATTR), (k, v) -> {
             for (Buckets.Xattr x : Buckets.xattrs(v)) out.add(FileNames.decode(x.name()));
             return true;
         });
         return out;
     }
 
-    static void remove(PoolFs fs, Inode n, byte[] name) throws IOException {
+    static void remove(Inodes inodes, Inode n, byte[] name) throws IOException {
         checkName(name);
         Key k = new Key(n.ino, Inodes.XATTR, NameHash.of(name));
-        List<Buckets.Xattr> list = Buckets.xattrs(fs.inodes.tree().get(k));
+        List<Buckets.Xattr> list = Buckets.xattrs(inodes.tree().get(k));
         int at = index(list, name);
         if (at < 0) throw new FuseException(Errno.ENODATA);
         list.remove(at);
-        if (list.isEmpty()) fs.inodes.tree().delete(k);
-        else fs.inodes.tree().put(k, Buckets.xattrs(list));
+        if (list.isEmpty()) inodes.tree().delete(k);
+        else inodes.tree().put(k, Buckets.xattrs(list));
         n.touchTimes(false, true);
-        fs.inodes.put(n);
+        inodes.put(n);
     }
 
     private static int index(List<Buckets.Xattr> list, byte[] name) {

@@ -107,6 +107,18 @@ public final class Allocator {
         freed.clear();
     }
 
+    /**
+     * Each device's allocated space as it will be once this txg is committed: in-memory allocations minus
+     * frees still deferred and frees of this txg (which the durable state no longer holds).
+     */
+    public synchronized SpaceMap[] committedView() {
+        SpaceMap[] view = new SpaceMap[maps.length];
+        for (int i = 0; i < maps.length; i++) view[i] = maps[i].copy();
+        for (Extent e : deferred) view[e.device()].add(e.offset(), e.length());
+        for (Extent e : freed) view[e.device()].add(e.offset(), e.length());
+        return view;
+    }
+
     /** Replay of one space log record at import. */
     public synchronized void replay(int op, int device, long offset, long length) {
         if (device < 0 || device >= maps.length) throw new IllegalStateException("space log: bad device " + device);

@@ -48,6 +48,47 @@ public final class SpaceLog {
         return io.writeAt(dvas, BlockType.SPACE_LOG, b.array(), txg);
     }
 
+    /** The chain grows by one block per txg; past this many blocks it is condensed. */
+    private static volatile int condenseAfter = Integer.getInteger("pool.spacelog.condense", 256);
+
+    public static int condenseAfter() { return condenseAfter; }
+
+    /** Tests condense often, so that power cuts hit condensing too. */
+    public static void condenseAfter(int blocks) { condenseAfter = blocks; }
+
+    /**
+     * Writes a condensed chain of one block: ALLOC records of everything the committed state of txg holds,
+     * its own copies included, with no predecessor. The old chain's blocks are freed in this txg (the
+     * previous uberblock still needs them until this one is durable). Call in place of {@link #append}.
+     */
+    public static BlockPointer condense(BlockIo io, long txg, BlockPointer oldHead) throws IOException {
+        Allocator a = io.allocator();
+        BlockPointer bp = oldHead;
+        while (!bp.isHole()) {
+            byte[] block = io.read(bp);
+            a.free(bp.dvas());
+            bp = BlockPointer.decode(ByteBuffer.wrap(block).order(ByteOrder.LITTLE_ENDIAN), 16);
+        }
+        SpaceMap[] view = a.committedView();
+        List<Allocator.Extent> extents = new ArrayList<>();
+        for (int d = 0; d < view.length; d++) {
+            int dev = d;
+            view[d].forEachAllocated((off, len) -> extents.add(new Allocator.Extent(dev, off, len)));
+        }
+        long size = Layout.roundUp(HEADER + (long) RECORD * (extents.size() + 2));
+        Dva[] dvas = a.allocate(size, 2, true);
+        if (dvas == null) throw new NoSpaceException("no room to condense the space log");
+        for (Dva d : dvas) if (!d.isEmpty()) extents.add(new Allocator.Extent(d.device(), d.offset(), d.asize()));
+        ByteBuffer b = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(0, MAGIC);
+        b.putInt(4, extents.size());
+        b.putLong(8, txg);
+        BlockPointer.HOLE.encode(b, 16);
+        int at = HEADER;
+        for (Allocator.Extent e : extents) at = put(b, at, ALLOC, e);
+        return io.writeAt(dvas, BlockType.SPACE_LOG, b.array(), txg);
+    }
+
     private static int put(ByteBuffer b, int at, int op, Allocator.Extent e) {
         b.putInt(at, e.device()).putInt(at + 4, op).putLong(at + 8, e.offset()).putLong(at + 16, e.length());
         return at + RECORD;

@@ -24,6 +24,16 @@ public final class SpaceMap {
     }
 
     public long freeBytes() { return freeBytes; }
+
+    /** An independent copy (space-log condensing works on one). */
+    public SpaceMap copy() {
+        SpaceMap m = new SpaceMap(start, end);
+        m.free.clear();
+        m.free.putAll(free);
+        m.freeBytes = freeBytes;
+        m.cursor = cursor;
+        return m;
+    }
     public long capacity() { return end - start; }
     public long start() { return start; }
     public long end() { return end; }

@@ -172,6 +172,11 @@ public final class Pool implements AutoCloseable {
         throw new FormatException("pool '" + first.poolName() + "': newest transaction groups unreadable: " + why.getMessage());
     }
 
+    /** The newest valid label of a device (what `pool import` scans for), or a FormatException. */
+    public static Label peekLabel(BlockDevice device) throws IOException {
+        return Labels.read(device);
+    }
+
     public ReentrantLock lock() { return lock; }
     public String name() { return labels.getFirst().poolName(); }
     public long guid() { return labels.getFirst().poolGuid(); }
@@ -182,6 +187,9 @@ public final class Pool implements AutoCloseable {
     public IOException suspended() { return suspended; }
     BlockPointer mosPointer() { return mosBp; }
     BlockPointer spaceLogHead() { return spaceLogHead; }
+
+    /** Blocks in the space log chain (import replays them all; condensed past a limit). */
+    public long spaceLogLength() { return spaceLogLength; }
 
     /** Fails if the pool is suspended or closed. */
     public void checkUsable() throws IOException {
@@ -215,9 +223,11 @@ public final class Pool implements AutoCloseable {
                 BlockPointer dirRoot = dir.tree().commit(t, dev.ringfuse.pool.format.Compression.LZ4);
                 Dva[] mosDvas = io.allocator().allocate(MosBlock.SIZE, 2, true);
                 if (mosDvas == null) throw new NoSpaceException("no room for the MOS block");
-                BlockPointer log = SpaceLog.append(io, t, spaceLogHead);
+                boolean condense = spaceLogLength >= SpaceLog.condenseAfter();
+                BlockPointer log = condense ? SpaceLog.condense(io, t, spaceLogHead) : SpaceLog.append(io, t, spaceLogHead);
+                long newLength = condense ? 1 : spaceLogLength + 1;
                 long allocated = io.allocator().capacity() - io.allocator().freeBytes();
-                MosBlock mos = new MosBlock(t, dirRoot, log, allocated, nextDatasetId, spaceLogLength + 1);
+                MosBlock mos = new MosBlock(t, dirRoot, log, allocated, nextDatasetId, newLength);
                 BlockPointer newMos = io.writeAt(mosDvas, BlockType.MOS, mos.encode(), t);
                 io.submit();
                 io.flush();
@@ -225,7 +235,7 @@ public final class Pool implements AutoCloseable {
                 txg = t;
                 mosBp = newMos;
                 spaceLogHead = log;
-                spaceLogLength++;
+                spaceLogLength = newLength;
                 changed = false;
                 io.allocator().committed();
             } catch (IOException | RuntimeException e) {

@@ -27,6 +27,7 @@ class CrashPointTest {
 
     @Test
     void randomCrashPoints() throws Exception {
+        dev.ringfuse.pool.space.SpaceLog.condenseAfter(5); // condensing happens inside most workloads
         Random master = new Random(SEED);
         int imported = 0;
         for (int i = 0; i < POINTS; i++) {
@@ -42,6 +43,7 @@ class CrashPointTest {
         }
         System.out.println("crash points: " + POINTS + ", cut inside the workload: " + imported + ", master seed " + SEED);
         assertTrue(imported > POINTS / 2, "most crash points cut the workload");
+        dev.ringfuse.pool.space.SpaceLog.condenseAfter(256);
     }
 
     /** Returns true when the power cut happened inside the workload. */

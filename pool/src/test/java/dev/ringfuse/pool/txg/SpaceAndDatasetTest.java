@@ -12,6 +12,7 @@ import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.CrashDevice;
 import dev.ringfuse.pool.io.MemoryDevice;
 import dev.ringfuse.pool.io.NoSpaceException;
+import dev.ringfuse.pool.space.SpaceLog;
 import dev.ringfuse.pool.tree.Key;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -112,6 +113,28 @@ class SpaceAndDatasetTest {
             assertEquals(List.of("tank", "tank/a", "tank/a/b"), pool.datasets());
             assertEquals("lz4", pool.dataset("tank/a/b").property("compression"));
             assertEquals(Map.of("compression", "zstd", "recordsize", "64k"), pool.localProperties("tank/a"));
+            PoolVerifier.Report rep = PoolVerifier.verify(pool, null);
+            assertTrue(rep.clean(), rep.errors().toString());
+        }
+    }
+
+    @Test
+    void theSpaceLogIsCondensed() throws Exception {
+        MemoryDevice dev = new MemoryDevice("m", 64L << 20);
+        KvWorkload w = new KvWorkload(8);
+        try (Pool pool = Pool.create("log", List.of(dev))) {
+            Dataset ds = pool.createDataset("log/d", Map.of());
+            for (int t = 0; t < 600; t++) {
+                w.step(ds);
+                w.commit(pool);
+            }
+            assertTrue(pool.spaceLogLength() <= SpaceLog.condenseAfter(), "length " + pool.spaceLogLength());
+            PoolVerifier.Report rep = PoolVerifier.verify(pool, null);
+            assertTrue(rep.clean(), rep.errors().toString());
+            pool.export(false);
+        }
+        try (Pool pool = Pool.open(List.of(dev))) {
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("log/d")));
             PoolVerifier.Report rep = PoolVerifier.verify(pool, null);
             assertTrue(rep.clean(), rep.errors().toString());
         }

@@ -1,0 +1,25 @@
+package dev.ringfuse.pool.fs;
+
+import dev.ringfuse.Fuse;
+import dev.ringfuse.Mount;
+import dev.ringfuse.MountOptions;
+import dev.ringfuse.pool.io.BlockDevice;
+import dev.ringfuse.pool.io.UringBlockDevice;
+import dev.ringfuse.pool.txg.Pool;
+import java.nio.file.Path;
+import java.util.List;
+
+/** A pool dataset served by a separate JVM (for kill -9 tests): {@code PoolServerMain IMAGE DATASET MOUNTPOINT}. */
+public final class PoolServerMain {
+    private PoolServerMain() {}
+
+    public static void main(String[] args) throws Exception {
+        Pool pool = Pool.open(List.<BlockDevice>of(UringBlockDevice.open(Path.of(args[0]))));
+        PoolFs fs = new PoolFs(pool.dataset(args[1]), true);
+        try (Mount m = Fuse.mount(Path.of(args[2]), fs, MountOptions.defaults())) {
+            System.out.println("READY");
+            System.out.flush();
+            m.awaitUnmount();
+        }
+    }
+}
