@@ -27,6 +27,9 @@ for a in "$@"; do
   esac
 done
 
+# CI runs on a machine that earlier runs (and sessions) left mounted and configured: there the run is always
+# --fresh, so that it passes or fails as on a freshly booted machine.
+[ "${CI:-}" = true ] && fresh=1
 # A fresh boot has no fusectl at /sys/fs/fuse/connections until something mounts it (the abort tests do),
 # and mount(8)/CI give an almost empty environment. --fresh re-runs this script like that, in a private
 # mount namespace so that the machine's own fusectl mount (and other users' mounts) stay as they are.
