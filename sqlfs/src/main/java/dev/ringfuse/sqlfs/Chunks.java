@@ -23,19 +23,24 @@ final class Chunks {
         int n = (int) Math.min(len, size - off);
         buf.asSlice(0, n).fill((byte) 0);
         long first = off / chunk, last = (off + n - 1) / chunk;
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT idx, data FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ? ORDER BY idx")) {
-            ps.setLong(1, ino);
-            ps.setLong(2, first);
-            ps.setLong(3, last);
+        // only the bytes asked for leave the database: substr of the first chunk starts at the offset
+        try (PreparedStatement ps = c.prepareStatement("SELECT idx, substr(data, CAST(1 + CASE WHEN ? > idx * ?"
+                + " THEN ? - idx * ? ELSE 0 END AS INTEGER), ?) FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ? ORDER BY idx")) {
+            ps.setLong(1, off);
+            ps.setLong(2, chunk);
+            ps.setLong(3, off);
+            ps.setLong(4, chunk);
+            ps.setInt(5, n);
+            ps.setLong(6, ino);
+            ps.setLong(7, first);
+            ps.setLong(8, last);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    long start = rs.getLong(1) * chunk;
+                    long from = Math.max(off, rs.getLong(1) * chunk);
                     byte[] data = rs.getBytes(2);
-                    long from = Math.max(off, start), to = Math.min(off + n, start + data.length);
-                    if (to > from) {
-                        MemorySegment.copy(data, (int) (from - start), buf, ValueLayout.JAVA_BYTE, from - off, (int) (to - from));
-                    }
+                    if (data == null) continue;
+                    int take = (int) Math.min(data.length, off + n - from);
+                    if (take > 0) MemorySegment.copy(data, 0, buf, ValueLayout.JAVA_BYTE, from - off, take);
                 }
             }
         }
