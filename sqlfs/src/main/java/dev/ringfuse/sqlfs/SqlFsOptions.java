@@ -14,7 +14,7 @@ import java.time.Duration;
  */
 public record SqlFsOptions(String url, int chunkSize, int readers, Duration entryTimeout, Duration attrTimeout) {
     /** The default chunk size (see sqlfs/DESIGN.md for the measurements behind it). */
-    public static final int DEFAULT_CHUNK = 128 * 1024;
+    public static final int DEFAULT_CHUNK = 64 * 1024;
 
     public SqlFsOptions {
         if (chunkSize < 4096 || chunkSize > (16 << 20) || Integer.bitCount(chunkSize) != 1) {
