@@ -16,30 +16,42 @@ import java.sql.SQLException;
 final class Chunks {
     private Chunks() {}
 
-    /** Reads up to {@code len} bytes at {@code off} of a file of {@code size} bytes into {@code buf}. */
-    static int read(Connection c, long ino, long size, int chunk, long off, int len, MemorySegment buf)
-            throws SQLException {
-        if (off >= size || len <= 0) return 0;
-        int n = (int) Math.min(len, size - off);
-        buf.asSlice(0, n).fill((byte) 0);
-        long first = off / chunk, last = (off + n - 1) / chunk;
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT idx, data FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ? ORDER BY idx")) {
-            ps.setLong(1, ino);
-            ps.setLong(2, first);
-            ps.setLong(3, last);
+    /**
+     * Reads up to {@code len} bytes at {@code off} of file {@code ino} into {@code buf} with one statement
+     * (the size and the chunks together), so that it needs no explicit transaction; -1 if there is no
+     * such regular file.
+     */
+    static int readFile(Connection c, long ino, int chunk, long off, int len, MemorySegment buf) throws SQLException {
+        long first = off / chunk, last = (off + Math.max(len, 1) - 1) / chunk;
+        try (PreparedStatement ps = c.prepareStatement("SELECT i.size, i.type, c.idx, substr(c.data, CAST(1 + CASE"
+                + " WHEN ? > c.idx * ? THEN ? - c.idx * ? ELSE 0 END AS INTEGER), ?) FROM inodes i LEFT JOIN chunks c"
+                + " ON c.ino = i.ino AND c.idx BETWEEN ? AND ? WHERE i.ino = ? ORDER BY c.idx")) {
+            ps.setLong(1, off);
+            ps.setLong(2, chunk);
+            ps.setLong(3, off);
+            ps.setLong(4, chunk);
+            ps.setInt(5, len);
+            ps.setLong(6, first);
+            ps.setLong(7, last);
+            ps.setLong(8, ino);
             try (ResultSet rs = ps.executeQuery()) {
+                int n = -1;
                 while (rs.next()) {
-                    long start = rs.getLong(1) * chunk;
-                    byte[] data = rs.getBytes(2);
-                    long from = Math.max(off, start), to = Math.min(off + n, start + data.length);
-                    if (to > from) {
-                        MemorySegment.copy(data, (int) (from - start), buf, ValueLayout.JAVA_BYTE, from - off, (int) (to - from));
+                    if (n < 0) {
+                        if ("dir".equals(rs.getString(2))) throw new dev.ringfuse.FuseException(dev.ringfuse.Errno.EISDIR);
+                        long size = rs.getLong(1);
+                        n = off >= size || len <= 0 ? 0 : (int) Math.min(len, size - off);
+                        if (n > 0) buf.asSlice(0, n).fill((byte) 0);
                     }
+                    byte[] data = rs.getBytes(4);
+                    if (data == null || n <= 0) continue;
+                    long from = Math.max(off, rs.getLong(3) * chunk);
+                    int take = (int) Math.min(data.length, off + n - from);
+                    if (take > 0) MemorySegment.copy(data, 0, buf, ValueLayout.JAVA_BYTE, from - off, take);
                 }
+                return n;
             }
         }
-        return n;
     }
 
     /** Writes {@code data} at {@code off}; whole chunks are replaced, partial ones read, patched and replaced. */

@@ -155,6 +155,19 @@ final class Database implements AutoCloseable {
         return run(reader, work, false);
     }
 
+    /**
+     * A read that is a single statement (getattr, lookup): atomic by itself, so on SQLite it runs without
+     * BEGIN and COMMIT, which would double its cost; on PostgreSQL the same as {@link #read}.
+     */
+    <T> T query(Work<T> work) {
+        if (dialect != Dialect.SQLITE) return read(work);
+        try (Connection c = reader.getConnection()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw Errors.map(e);
+        }
+    }
+
     private <T> T run(HikariDataSource pool, Work<T> work, boolean write) {
         long start = System.nanoTime();
         for (int attempt = 0; ; attempt++) {

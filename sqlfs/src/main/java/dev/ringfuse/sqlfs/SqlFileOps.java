@@ -68,11 +68,8 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     @Override
     public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
         MemorySegment buf = reply.buffer();
-        int n = db.read(c -> {
-            Node f = Store.node(c, nodeid);
-            if (f.isDir()) throw new FuseException(Errno.EISDIR);
-            return Chunks.read(c, nodeid, f.size(), db.chunkSize, offset, size, buf);
-        });
+        int n = db.query(c -> Chunks.readFile(c, nodeid, db.chunkSize, offset, size, buf));
+        if (n < 0) throw new FuseException(Errno.ENOENT);
         reply.commit(n);
     }
 

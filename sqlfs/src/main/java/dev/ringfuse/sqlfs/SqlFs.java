@@ -127,13 +127,9 @@ public final class SqlFs extends SqlFileOps {
     public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
         byte[] b = FileNames.encode(name);
         Store.checkName(b);
-        Node n = db.read(c -> {
-            if (name.equals(".")) return Store.node(c, parent);
-            if (name.equals("..")) return Store.node(c, Store.parentOf(c, parent));
-            Node dir = Store.node(c, parent);
-            if (!dir.isDir()) throw new FuseException(Errno.ENOTDIR);
-            return Store.lookup(c, parent, b);
-        });
+        // the kernel looks names up in directories only: one statement, unless "." or ".."
+        Node n = name.equals(".") || name.equals("..") ? db.read(c -> name.equals(".") ? Store.node(c, parent)
+                : Store.node(c, Store.parentOf(c, parent))) : db.query(c -> Store.lookup(c, parent, b));
         if (n != null) reply.entry(entry(n));
         else if (entryNanos > 0) reply.negative(entryNanos);
         else reply.error(Errno.ENOENT);
@@ -343,12 +339,12 @@ public final class SqlFs extends SqlFileOps {
 
     @Override
     public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
-        reply.attr(db.read(c -> Store.node(c, nodeid)).attr(), attrNanos);
+        reply.attr(db.query(c -> Store.node(c, nodeid)).attr(), attrNanos);
     }
 
     @Override
     public void statx(RequestContext ctx, long nodeid, long fh, int flags, int mask, StatxReply reply) {
-        reply.statx(db.read(c -> Store.node(c, nodeid)).attr(), 0x7ff, attrNanos);
+        reply.statx(db.query(c -> Store.node(c, nodeid)).attr(), 0x7ff, attrNanos);
     }
 
     @Override

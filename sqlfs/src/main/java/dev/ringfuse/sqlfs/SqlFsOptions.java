@@ -14,7 +14,7 @@ import java.time.Duration;
  */
 public record SqlFsOptions(String url, int chunkSize, int readers, Duration entryTimeout, Duration attrTimeout) {
     /** The default chunk size (see sqlfs/DESIGN.md for the measurements behind it). */
-    public static final int DEFAULT_CHUNK = 128 * 1024;
+    public static final int DEFAULT_CHUNK = 64 * 1024;
 
     public SqlFsOptions {
         if (chunkSize < 4096 || chunkSize > (16 << 20) || Integer.bitCount(chunkSize) != 1) {
@@ -25,11 +25,13 @@ public record SqlFsOptions(String url, int chunkSize, int readers, Duration entr
 
     /**
      * Options for {@code source}: a JDBC URL as it is, or a path, which names an SQLite file (created on
-     * first use).
+     * first use). The chunk size of a new database may be set with the system property
+     * {@code ringfuse.sqlfs.chunkSize} (e.g. {@code RINGFUSE_JAVA_OPTS=-Dringfuse.sqlfs.chunkSize=65536}).
      */
     public static SqlFsOptions of(String source) {
         String url = source.startsWith("jdbc:") ? source : "jdbc:sqlite:" + Path.of(source).toAbsolutePath();
-        return new SqlFsOptions(url, DEFAULT_CHUNK, 4, Duration.ofSeconds(1), Duration.ofSeconds(1));
+        return new SqlFsOptions(url, Integer.getInteger("ringfuse.sqlfs.chunkSize", DEFAULT_CHUNK), 4,
+                Duration.ofSeconds(1), Duration.ofSeconds(1));
     }
 
     public SqlFsOptions withChunkSize(int v) { return new SqlFsOptions(url, v, readers, entryTimeout, attrTimeout); }
