@@ -56,6 +56,7 @@ class Ctx:
         os.makedirs(self.bin, exist_ok=True)
         self.work = f"/tmp/ringfuse-bench-fio-{os.getpid()}"  # absolute: every server wants absolute paths
         self.commands = []  # build commands
+        self.release_hooks = {}  # backing directory -> what to stop before it is removed
 
 
 def parse_args(argv):
@@ -160,6 +161,7 @@ def prepare(ctx, args, peer, builds, cmds):
             rec["skipped"] = reason
             return None
     live = Live(peer, rec)
+    live.ctx = ctx
     root = os.path.join(ctx.work, peer.name)
     live.mnt, live.backing = os.path.join(root, "mnt"), os.path.join(ctx.tmpfs, peer.name + "-backing")
     os.makedirs(live.mnt)
@@ -207,6 +209,11 @@ def release(live):
             live.rec["notes"].append(note)
         if live.proc in live.proc_list:
             live.proc_list.remove(live.proc)
+    for hook in live.ctx.release_hooks.pop(live.backing, []):   # e.g. the database server of a sql peer
+        try:
+            hook()
+        except (OSError, subprocess.SubprocessError) as e:
+            live.rec["notes"].append(f"release hook failed: {e}")
     shutil.rmtree(live.backing, ignore_errors=True)
 
 

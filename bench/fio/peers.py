@@ -224,8 +224,12 @@ def _ringfuse_sql_pg(ctx, b, mnt, backing):
                      "-A", "scram-sha-256", "--no-sync"], 120, "initdb")
     checked(as_pg + [os.path.join(pg, "pg_ctl"), "-D", data, "-w", "-l", os.path.join(backing, "log"), "-o",
                      f"-p {port} -k {backing} -c listen_addresses=127.0.0.1", "start"], 120, "pg_ctl start")
-    atexit.register(lambda: run(as_pg + [os.path.join(pg, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"],
-                                timeout=60))
+    def stop():
+        if os.path.isdir(data):
+            run(as_pg + [os.path.join(pg, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"], timeout=60)
+    # stopped when the harness releases this peer (before its backing directory is removed), or at exit
+    ctx.release_hooks.setdefault(backing, []).append(stop)
+    atexit.register(stop)
     info = b.ringfuse()
     url = f"jdbc:postgresql://127.0.0.1:{port}/postgres?user=postgres&password=bench"
     version = run([os.path.join(pg, "postgres"), "--version"], timeout=30).stdout.strip()
