@@ -161,7 +161,7 @@ def prepare(ctx, args, peer, builds, cmds):
             rec["skipped"] = reason
             return None
     live = Live(peer, rec)
-    live.ctx = ctx
+    live.ctx, live.proc_list = ctx, ctx.cleanup.procs
     root = os.path.join(ctx.work, peer.name)
     live.mnt, live.backing = os.path.join(root, "mnt"), os.path.join(ctx.tmpfs, peer.name + "-backing")
     os.makedirs(live.mnt)
@@ -364,7 +364,6 @@ def main(argv):
             log(f"--- {peer.name}: build, mount, lay out, warm up")
             live = prepare(ctx, args, peer, builds, cmds)
             if live:
-                live.proc_list = ctx.cleanup.procs
                 lives.append(live)
         run_rounds(ctx, args, lives, meta_bin, cmds)
     except KeyboardInterrupt:
