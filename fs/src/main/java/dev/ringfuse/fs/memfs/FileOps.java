@@ -34,7 +34,8 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
 
     final InodeTable table;
     final long attrNanos;
-    private final int chunkSize;
+    /** Off-heap memory of every file's chunks; unmapped at destroy. */
+    final ChunkMemory memory;
     private final ConcurrentHashMap<Long, Handle> handles = new ConcurrentHashMap<>();
     private final AtomicLong nextFh = new AtomicLong(1);
     /** Set once in init. With the writeback cache the kernel decides offsets, O_APPEND included. */
@@ -42,12 +43,12 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
 
     FileOps(InodeTable table, int chunkSize, long attrNanos) {
         this.table = table;
-        this.chunkSize = chunkSize;
+        this.memory = new ChunkMemory(chunkSize);
         this.attrNanos = attrNanos;
     }
 
     FileNode newFile(long ino, int mode, int uid, int gid, int nlink) {
-        return new FileNode(ino, mode, uid, gid, nlink, chunkSize, table.limits);
+        return new FileNode(ino, mode, uid, gid, nlink, memory, table.limits);
     }
 
     long openHandle(FileNode f, int flags) {

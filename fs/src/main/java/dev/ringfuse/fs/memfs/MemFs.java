@@ -24,6 +24,7 @@ import dev.ringfuse.lowlevel.StatusReply;
 import dev.ringfuse.lowlevel.StatxReply;
 import dev.ringfuse.lowlevel.XattrReply;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,16 +51,16 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
                           boolean writeback, int chunkSize, int rootMode) {
         public Options {
             if (capacityBytes <= 0 || maxInodes < 1) throw new IllegalArgumentException("capacity and inodes must be positive");
-            if (Integer.bitCount(chunkSize) != 1 || chunkSize < ChunkStore.PAGE) {
-                throw new IllegalArgumentException("chunkSize must be a power of two >= 4096");
+            if (Integer.bitCount(chunkSize) != 1 || chunkSize < ChunkStore.PAGE || chunkSize > ChunkStore.MAX_CHUNK) {
+                throw new IllegalArgumentException("chunkSize must be a power of two in [4096, 262144]");
             }
             Objects.requireNonNull(entryTimeout);
             Objects.requireNonNull(attrTimeout);
         }
 
         /**
-         * Capacity half of the JVM's maximum heap (file data lives on the heap, so this is memfs's "half of
-         * RAM"), one inode per 4 KiB of capacity, 1 s caches, no writeback cache, 64 KiB chunks, root 1777.
+         * Capacity half of physical memory (tmpfs's default; file data lives off the Java heap, so -Xmx does not
+         * bound it), one inode per 4 KiB of capacity, 1 s caches, no writeback cache, 64 KiB chunks, root 1777.
          */
         public static Options defaults() {
             return builder().build();
@@ -68,7 +69,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         public static Builder builder() { return new Builder(); }
 
         public static final class Builder {
-            private long capacityBytes = Runtime.getRuntime().maxMemory() / 2;
+            private long capacityBytes = physicalMemory() / 2;
             private long maxInodes = -1;
             private Duration entryTimeout = Duration.ofSeconds(1);
             private Duration attrTimeout = Duration.ofSeconds(1);
@@ -93,6 +94,20 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     private static final int S_ISGID = 02000;
 
+    /** MemTotal from /proc/meminfo, as tmpfs sizes itself from totalram_pages; the heap limit if unreadable. */
+    static long physicalMemory() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (Exception | Error e) {
+            // fall through
+        }
+        return Runtime.getRuntime().maxMemory();
+    }
+
     private final Options options;
     private final Namespace ns;
     private final long entryNanos;
@@ -109,7 +124,12 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         this.entryNanos = options.entryTimeout().toNanos();
         table.limits.reserveInode(); // the root's slot; its number is fixed
         table.add(new DirNode(ROOT_ID, options.rootMode(), processId("uid"), processId("gid"), null));
+        // files still linked at unmount keep their memory while this instance could be mounted again; once it
+        // is unreachable, so are they, and their mappings go (the cleaner holds the memory, not this object)
+        CLEANER.register(this, memory::close);
     }
+
+    private static final Cleaner CLEANER = Cleaner.create();
 
     /** The owner of the root: whoever runs the server, as tmpfs gives it to whoever mounts it. */
     private static int processId(String which) {
@@ -267,7 +287,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
             boolean room = offset >= DirEntries.DOT || reply.add(".", dir.ino, Attr.S_IFDIR, DirEntries.DOT);
             if (room && offset < DirEntries.DOTDOT) room = reply.add("..", dir.parent().ino, Attr.S_IFDIR, DirEntries.DOTDOT);
             if (room) {
-                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT))) {
+                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT), Long.MAX_VALUE)) {
                     if (!reply.add(d.name(), d.node().ino, d.node().type(), d.cookie())) break;
                 }
             }
@@ -286,7 +306,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
             boolean room = offset >= DirEntries.DOT || reply.add(".", unnamed(dir), DirEntries.DOT);
             if (room && offset < DirEntries.DOTDOT) room = reply.add("..", unnamed(dir.parent()), DirEntries.DOTDOT);
             if (room) {
-                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT))) {
+                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT), Long.MAX_VALUE)) {
                     if (!reply.add(d.name(), entry(d.node()), d.cookie())) break;
                     d.node().lookedUp();
                 }
