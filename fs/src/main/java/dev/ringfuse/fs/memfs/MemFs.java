@@ -30,6 +30,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An in-memory filesystem that behaves like tmpfs. Namespace calls are in {@link Namespace}, file I/O in
@@ -273,10 +275,31 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     // ---- directories -------------------------------------------------------------------------------------
 
+    /**
+     * An open directory remembers where its current pass ends (see {@link DirEntries}): set by the first
+     * readdir at offset 0, i.e. after opendir and after every rewinddir.
+     */
+    private static final class DirHandle {
+        volatile long end = Long.MAX_VALUE;
+    }
+
+    private final ConcurrentHashMap<Long, DirHandle> dirHandles = new ConcurrentHashMap<>();
+    private final AtomicLong nextDirFh = new AtomicLong(1);
+
     @Override
     public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         table.dir(nodeid);
-        reply.open(0, 0);
+        long fh = nextDirFh.getAndIncrement();
+        dirHandles.put(fh, new DirHandle());
+        reply.open(fh, 0);
+    }
+
+    /** The end of the pass that {@code offset} continues; offset 0 starts a new pass. Under the dir's read lock. */
+    private long passEnd(long fh, long offset, DirNode dir) {
+        DirHandle h = dirHandles.get(fh);
+        if (h == null) return Long.MAX_VALUE;
+        if (offset == 0) h.end = dir.entries.end();
+        return h.end;
     }
 
     @Override
@@ -284,10 +307,11 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = table.dir(nodeid);
         dir.content.readLock().lock();
         try {
+            long end = passEnd(fh, offset, dir);
             boolean room = offset >= DirEntries.DOT || reply.add(".", dir.ino, Attr.S_IFDIR, DirEntries.DOT);
             if (room && offset < DirEntries.DOTDOT) room = reply.add("..", dir.parent().ino, Attr.S_IFDIR, DirEntries.DOTDOT);
             if (room) {
-                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT), Long.MAX_VALUE)) {
+                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT), end)) {
                     if (!reply.add(d.name(), d.node().ino, d.node().type(), d.cookie())) break;
                 }
             }
@@ -302,11 +326,12 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = table.dir(nodeid);
         dir.content.readLock().lock();
         try {
+            long end = passEnd(fh, offset, dir);
             // "." and ".." carry node id 0: listed, not instantiated, no lookup counted
             boolean room = offset >= DirEntries.DOT || reply.add(".", unnamed(dir), DirEntries.DOT);
             if (room && offset < DirEntries.DOTDOT) room = reply.add("..", unnamed(dir.parent()), DirEntries.DOTDOT);
             if (room) {
-                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT), Long.MAX_VALUE)) {
+                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT), end)) {
                     if (!reply.add(d.name(), entry(d.node()), d.cookie())) break;
                     d.node().lookedUp();
                 }
@@ -319,6 +344,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void releasedir(RequestContext ctx, long nodeid, long fh, int flags, StatusReply reply) {
+        dirHandles.remove(fh);
         reply.ok();
     }
 
