@@ -112,6 +112,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     private final Options options;
     private final Namespace ns;
+    /** POSIX_ACL and DONT_MASK were granted; set once in init. */
+    private volatile boolean acl;
     private final long entryNanos;
 
     public MemFs() {
@@ -155,6 +157,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         // the kernel then decides when privileges die (it knows the caller's capabilities and groups) and
         // tells memfs with a flag; without it, it would ask for security.capability before every write
         init.want(Capability.HANDLE_KILLPRIV_V2);
+        // the kernel enforces ACLs (with default_permissions) and caches them; with DONT_MASK it leaves the
+        // umask to memfs, which applies it only when the parent has no default ACL (Acls.inherit)
+        acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
         writeback = options.writeback() && init.want(Capability.WRITEBACK_CACHE);
         init.timeGranularity(1);
     }
@@ -186,12 +191,15 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = table.dir(parent);
         int type = mode & Attr.S_IFMT;
         int uid = ctx.uid(), gid = newGid(ctx, dir);
+        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        int m = in.mode();
         Inode n = switch (type) {
-            case Attr.S_IFREG, 0 -> ns.create(dir, name, ino -> newFile(ino, mode, uid, gid, 1));
+            case Attr.S_IFREG, 0 -> ns.create(dir, name, ino -> newFile(ino, m, uid, gid, 1));
             case Attr.S_IFCHR, Attr.S_IFBLK, Attr.S_IFIFO, Attr.S_IFSOCK ->
-                    ns.create(dir, name, ino -> new SpecialNode(ino, type | (mode & 07777), uid, gid, rdev));
+                    ns.create(dir, name, ino -> new SpecialNode(ino, type | (m & 07777), uid, gid, rdev));
             default -> throw new FuseException(Errno.EINVAL);
         };
+        Acls.apply(n, in, table.limits);
         reply.entry(entry(n));
     }
 
@@ -199,9 +207,12 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
         DirNode dir = table.dir(parent);
         // a setgid directory hands its group, and its setgid bit, down to new subdirectories
-        int m = (dir.mode() & S_ISGID) != 0 ? mode | S_ISGID : mode;
+        Acls.Inherited in = inherit(ctx, dir, mode, true);
+        int m = (dir.mode() & S_ISGID) != 0 ? in.mode() | S_ISGID : in.mode();
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        reply.entry(entry(ns.create(dir, name, ino -> new DirNode(ino, m, uid, gid, dir))));
+        DirNode d = ns.create(dir, name, ino -> new DirNode(ino, m, uid, gid, dir));
+        Acls.apply(d, in, table.limits);
+        reply.entry(entry(d));
     }
 
     @Override
@@ -261,7 +272,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
         DirNode dir = table.dir(parent);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        FileNode f = ns.create(dir, name, ino -> newFile(ino, mode, uid, gid, 1));
+        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        FileNode f = ns.create(dir, name, ino -> newFile(ino, in.mode(), uid, gid, 1));
+        Acls.apply(f, in, table.limits);
         reply.created(entry(f), openHandle(f, flags), openFlags());
     }
 
@@ -269,7 +282,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
         DirNode dir = table.dir(parent);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        FileNode f = ns.createUnnamed(dir, ino -> newFile(ino, mode, uid, gid, 0));
+        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        FileNode f = ns.createUnnamed(dir, ino -> newFile(ino, in.mode(), uid, gid, 0));
+        Acls.apply(f, in, table.limits);
         reply.created(entry(f), openHandle(f, flags), openFlags());
     }
 
@@ -372,7 +387,10 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         Timespec now = Timespec.now();
         boolean member = inGroup(ctx, n); // of the group before a chown, as the kernel judges it
         if (s.hasSize()) truncate(n, s.size(), now);
-        if (s.hasMode()) n.chmod(s.mode());
+        if (s.hasMode()) {
+            n.chmod(s.mode());
+            Acls.chmod(n, s.mode(), table.limits);
+        }
         if (s.hasUid() || s.hasGid()) n.chown(s.hasUid() ? s.uid() : n.uid(), s.hasGid() ? s.gid() : n.gid());
         // the kernel asks for the kill on truncate by a caller without CAP_FSETID and on every chown
         if (s.killSuidGid() && !n.isDir()) n.killPrivileges(member, table.limits);
@@ -418,7 +436,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
         XattrMap.checkNamespace(name);
         Inode n = table.get(nodeid);
-        n.xattrs.set(name, value.toArray(ValueLayout.JAVA_BYTE), flags, table.limits);
+        byte[] v = value.toArray(ValueLayout.JAVA_BYTE);
+        if (Acls.isAcl(name)) Acls.set(n, name, v, flags, ctx, table.limits);
+        else n.xattrs.set(name, v, flags, table.limits);
         n.changed(Timespec.now());
         reply.ok();
     }
@@ -451,6 +471,11 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     private static Entry unnamed(Inode n) {
         return new Entry(0, 0, n.attr(), 0, 0);
+    }
+
+    /** The mode and ACLs of a new inode; without POSIX_ACL the kernel has applied the umask already. */
+    private Acls.Inherited inherit(RequestContext ctx, DirNode dir, int mode, boolean directory) {
+        return acl ? Acls.inherit(dir, mode, ctx.umask(), directory) : new Acls.Inherited(mode, null, null);
     }
 
     /** New files belong to the caller's group, or to the directory's group if it is setgid (BSD semantics). */

@@ -24,8 +24,8 @@ final class XattrMap {
     private long bytes;
 
     /**
-     * Accepts the namespaces tmpfs supports. POSIX ACLs are stored as opaque values: memfs does not
-     * negotiate POSIX_ACL, so the kernel neither enforces nor normally forwards them.
+     * Accepts the namespaces tmpfs supports. POSIX ACLs go through {@link Acls} (validated, kept in step with
+     * the mode).
      */
     static void checkNamespace(String name) {
         if (name.startsWith("user.") || name.startsWith("trusted.") || name.startsWith("security.")
@@ -33,6 +33,11 @@ final class XattrMap {
             return;
         }
         throw new FuseException(Errno.EOPNOTSUPP);
+    }
+
+    /** The value of {@code name}, or null. */
+    synchronized byte[] getOrNull(String name) {
+        return values == null ? null : values.get(name);
     }
 
     synchronized byte[] get(String name) {
