@@ -8,6 +8,7 @@ import dev.ringfuse.Fuse;
 import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
+import dev.ringfuse.fs.passthrough.PassthroughFs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * round trips, mode and ACL kept in step (setfacl sets the mode, chmod rewrites the mask, an ACL equal to the
  * mode disappears), validation (bad ACLs, a default ACL on a file), inheritance of default ACLs by files,
  * directories, device nodes and O_TMPFILE (overriding the umask) but not symlinks, and enforcement for
- * unprivileged users (setpriv) through named user and group entries and the mask.
+ * unprivileged users (setpriv) through named user and group entries and the mask. Then the same on passthrough
+ * over a tmpfs source.
  */
 class AclTest {
     private static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
@@ -96,6 +98,21 @@ class AclTest {
         System.out.println("tmpfs:\n" + tmpfs);
         assertTrue(tmpfs.contains("read by 1234: ok") && tmpfs.contains("read by 1235: denied"), tmpfs);
         assertEquals(tmpfs, memfs);
+
+        // passthrough over a tmpfs source: the ACLs live in the source, the result must be the same
+        Path source = Files.createTempDirectory(shm, "acl-src");
+        Path mnt = Files.createDirectory(tmp.resolve("pt"));
+        try {
+            Files.setPosixFilePermissions(source, PosixFilePermissions.fromString("rwxrwxrwx"));
+            String passthrough;
+            try (Mount m = Fuse.mount(mnt, new PassthroughFs(PassthroughFs.Options.of(source)),
+                    MountOptions.defaults().withAllowOther(true).withTransport(transport))) {
+                passthrough = run(m.mountpoint());
+            }
+            assertEquals(tmpfs, passthrough, "passthrough over tmpfs");
+        } finally {
+            new ProcessBuilder("rm", "-rf", source.toString()).start().waitFor(60, TimeUnit.SECONDS);
+        }
     }
 
     private static String run(Path dir) throws Exception {
