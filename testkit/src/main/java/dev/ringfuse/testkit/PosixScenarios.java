@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 public abstract class PosixScenarios implements PosixFileScenarios, PosixSpaceScenarios, PosixDirScenarios,
         PosixNameScenarios, PosixLinkScenarios, PosixRenameScenarios, PosixAttrScenarios, PosixOwnerScenarios,
-        PosixXattrScenarios, PosixLockScenarios, PosixConcurrencyScenarios {
+        PosixXattrScenarios, PosixLockScenarios, PosixConcurrencyScenarios, PosixAclScenarios {
 
     private static final AtomicInteger SEQ = new AtomicInteger();
     private Path dir;
