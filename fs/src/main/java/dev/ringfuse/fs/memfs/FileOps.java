@@ -168,9 +168,8 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         } finally {
             l.unlock();
         }
-        Timespec now = Timespec.now();
-        if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0) f.modified(now);
-        else f.changed(now);
+        // tmpfs's fallocate calls file_modified() for every mode: mtime and ctime, even for KEEP_SIZE
+        f.modified(Timespec.now());
         reply.ok();
     }
 

@@ -28,6 +28,9 @@ final class XattrMap {
      * the mode).
      */
     static void checkNamespace(String name) {
+        // a prefix alone names nothing: the VFS's xattr_resolve_name answers EINVAL for it on tmpfs, but FUSE's
+        // catch-all handler passes it through
+        if (name.equals("user.") || name.equals("trusted.") || name.equals("security.")) throw new FuseException(Errno.EINVAL);
         if (name.startsWith("user.") || name.startsWith("trusted.") || name.startsWith("security.")
                 || name.equals("system.posix_acl_access") || name.equals("system.posix_acl_default")) {
             return;
