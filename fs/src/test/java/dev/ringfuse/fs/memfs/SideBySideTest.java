@@ -8,6 +8,7 @@ import dev.ringfuse.Fuse;
 import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
+import dev.ringfuse.fs.passthrough.PassthroughFs;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * issue 17.4: one script ({@code sidebyside.py}: xattr name/value limits, counts and list sizes, namespaces,
  * which timestamps every call changes, O_TMPFILE with linkat) on tmpfs (/dev/shm) and on memfs; the outputs
- * must be identical line for line.
+ * must be identical line for line. Then passthrough over a tmpfs source, which differs in one known place.
  */
 class SideBySideTest {
     private static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
@@ -54,6 +55,30 @@ class SideBySideTest {
         }
         assertTrue(tmpfs.contains("times write file -mc dir ---"), tmpfs);
         assertEquals(tmpfs, memfs);
+
+        Path source = Files.createTempDirectory(shm, "sidebyside-src");
+        Path mnt = Files.createDirectory(tmp.resolve("pt"));
+        try {
+            String passthrough;
+            try (Mount m = Fuse.mount(mnt, new PassthroughFs(PassthroughFs.Options.of(source)),
+                    MountOptions.defaults().withTransport(transport))) {
+                passthrough = run(m.mountpoint());
+            }
+            // passthrough refuses xattrs on symlinks (fs/DESIGN.md: its magic-link path would follow the symlink)
+            assertEquals("xattr trusted on symlink EPERM", line(passthrough, "xattr trusted on symlink"));
+            assertEquals(without(tmpfs, "xattr trusted on symlink"), without(passthrough, "xattr trusted on symlink"),
+                    "passthrough over tmpfs");
+        } finally {
+            new ProcessBuilder("rm", "-rf", source.toString()).start().waitFor(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String line(String out, String label) {
+        return out.lines().filter(l -> l.startsWith(label + " ")).findFirst().orElse("");
+    }
+
+    private static String without(String out, String label) {
+        return String.join("\n", out.lines().filter(l -> !l.startsWith(label + " ")).toList());
     }
 
     private static String run(Path dir) throws Exception {
