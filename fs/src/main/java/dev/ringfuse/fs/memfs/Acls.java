@@ -2,6 +2,8 @@ package dev.ringfuse.fs.memfs;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
+import dev.ringfuse.access.Caller;
+import dev.ringfuse.access.ExtendedAccess;
 import dev.ringfuse.fs.acl.PosixAcl;
 import dev.ringfuse.lowlevel.RequestContext;
 
@@ -39,9 +41,10 @@ final class Acls {
 
     /**
      * setxattr of an ACL. The access ACL sets the mode's permission bits; one that says no more than a mode is
-     * not stored (as the VFS drops it). setgid goes when the caller is outside the file's group (primary group,
-     * root counts as a member: the flag the kernel sends for this, FUSE_SETXATTR_ACL_KILL_SGID, does not
-     * reach the filesystem API). A default ACL is for directories only.
+     * not stored (as the VFS drops it). setgid goes when the caller is outside the file's group (supplementary
+     * groups read as the permission checks read them, root counts as a member: the flag the kernel sends for
+     * this, FUSE_SETXATTR_ACL_KILL_SGID, does not reach the filesystem API). A default ACL is for directories
+     * only.
      */
     static void set(Inode n, String name, byte[] value, int flags, RequestContext ctx, Limits limits) {
         PosixAcl acl = PosixAcl.parse(value);
@@ -51,7 +54,7 @@ final class Acls {
             return;
         }
         int mode = acl.applyTo(n.mode());
-        if (ctx.uid() != 0 && ctx.gid() != n.gid()) mode &= ~S_ISGID;
+        if (!FileOps.inGroup(ctx, n.gid())) mode &= ~S_ISGID;
         if (acl.isModeOnly()) {
             if ((flags & XattrMap.XATTR_CREATE) != 0 && n.xattrs.getOrNull(name) != null) throw new FuseException(Errno.EEXIST);
             n.xattrs.removeIfPresent(name, limits);
@@ -65,6 +68,28 @@ final class Acls {
     static void chmod(Inode n, int mode, Limits limits) {
         byte[] a = n.xattrs.getOrNull(PosixAcl.ACCESS);
         if (a != null) n.xattrs.set(PosixAcl.ACCESS, PosixAcl.parse(a).chmod(mode).toXattr(), 0, limits);
+    }
+
+    /**
+     * The access ACL {@code value} of an inode owned by {@code uid}:{@code gid}, for memfs's own permission checks
+     * (mounts without default_permissions): {@code posix_acl_permission}, consulted by
+     * {@link dev.ringfuse.access.Permissions} as the kernel's check_acl is (non-owners, mode with group bits).
+     */
+    static ExtendedAccess access(byte[] value, int uid, int gid) {
+        PosixAcl acl = PosixAcl.parse(value);
+        return new ExtendedAccess() {
+            @Override
+            public int permitted(Caller c) {
+                int bits = 0;
+                for (int b = 4; b > 0; b >>= 1) if (acl.permits(c.uid(), c.gid(), c.groups(), uid, gid, b)) bits |= b;
+                return bits;
+            }
+
+            @Override
+            public int permits(Caller c, int want) {
+                return acl.permits(c.uid(), c.gid(), c.groups(), uid, gid, want) ? 1 : 0;
+            }
+        };
     }
 
     static boolean isAcl(String name) {

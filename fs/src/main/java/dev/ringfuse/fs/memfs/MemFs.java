@@ -30,8 +30,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An in-memory filesystem that behaves like tmpfs. Namespace calls are in {@link Namespace}, file I/O in
@@ -306,33 +304,14 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     // ---- directories -------------------------------------------------------------------------------------
 
-    /**
-     * An open directory remembers where its current pass ends (see {@link DirEntries}): set by the first
-     * readdir at offset 0, i.e. after opendir and after every rewinddir.
-     */
-    private static final class DirHandle {
-        volatile long end = Long.MAX_VALUE;
-    }
-
-    private final ConcurrentHashMap<Long, DirHandle> dirHandles = new ConcurrentHashMap<>();
-    private final AtomicLong nextDirFh = new AtomicLong(1);
+    private final DirHandles dirHandles = new DirHandles();
 
     @Override
     public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         DirNode d = table.dir(nodeid);
         Guard g = guard(ctx);
         if (g != null) g.opendir(d);
-        long fh = nextDirFh.getAndIncrement();
-        dirHandles.put(fh, new DirHandle());
-        reply.open(fh, 0);
-    }
-
-    /** The end of the pass that {@code offset} continues; offset 0 starts a new pass. Under the dir's read lock. */
-    private long passEnd(long fh, long offset, DirNode dir) {
-        DirHandle h = dirHandles.get(fh);
-        if (h == null) return Long.MAX_VALUE;
-        if (offset == 0) h.end = dir.entries.end();
-        return h.end;
+        reply.open(dirHandles.open(), 0);
     }
 
     @Override
@@ -340,7 +319,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = table.dir(nodeid);
         dir.content.readLock().lock();
         try {
-            long end = passEnd(fh, offset, dir);
+            long end = dirHandles.passEnd(fh, offset, dir);
             boolean room = offset >= DirEntries.DOT || reply.add(".", dir.ino, Attr.S_IFDIR, DirEntries.DOT);
             if (room && offset < DirEntries.DOTDOT) room = reply.add("..", dir.parent().ino, Attr.S_IFDIR, DirEntries.DOTDOT);
             if (room) {
@@ -359,7 +338,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = table.dir(nodeid);
         dir.content.readLock().lock();
         try {
-            long end = passEnd(fh, offset, dir);
+            long end = dirHandles.passEnd(fh, offset, dir);
             // "." and ".." carry node id 0: listed, not instantiated, no lookup counted
             boolean room = offset >= DirEntries.DOT || reply.add(".", unnamed(dir), DirEntries.DOT);
             if (room && offset < DirEntries.DOTDOT) room = reply.add("..", unnamed(dir.parent()), DirEntries.DOTDOT);
@@ -377,7 +356,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void releasedir(RequestContext ctx, long nodeid, long fh, int flags, StatusReply reply) {
-        dirHandles.remove(fh);
+        dirHandles.release(fh);
         reply.ok();
     }
 

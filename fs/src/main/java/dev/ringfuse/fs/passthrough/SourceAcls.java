@@ -38,9 +38,9 @@ final class SourceAcls {
 
     /**
      * The server sets ACLs as root, so the source's VFS never clears setgid for a caller outside the group, as
-     * it would for that caller on the source itself: do it here (primary group only; root keeps it).
+     * it would for that caller on the source itself: do it here (supplementary groups too; root keeps it).
      */
     static boolean killSgid(RequestContext ctx, String name, int fileGid) {
-        return name.equals(PosixAcl.ACCESS) && ctx.uid() != 0 && ctx.gid() != fileGid;
+        return name.equals(PosixAcl.ACCESS) && ctx.uid() != 0 && !dev.ringfuse.access.Caller.of(ctx).inGroup(fileGid);
     }
 }
