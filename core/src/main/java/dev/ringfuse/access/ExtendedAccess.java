@@ -15,4 +15,15 @@ public interface ExtendedAccess {
      * named groups, each limited by the mask; else other), or -1 when there are no entries.
      */
     int permitted(Caller caller);
+
+    /**
+     * Whether {@code caller}, who is not the owner, has every bit of {@code want}: 1 or 0, or -1 when there
+     * are no entries. The kernel's posix_acl_permission grants a set of bits only through one entry that
+     * holds them all (a caller in two named groups, one granting r and one w, may not open for rw), which
+     * no single {@link #permitted} value can say: an ACL overrides this; the default goes by permitted.
+     */
+    default int permits(Caller caller, int want) {
+        int bits = permitted(caller);
+        return bits < 0 ? -1 : (bits & want) == want ? 1 : 0;
+    }
 }

@@ -31,8 +31,9 @@ public final class Permissions {
         if (c.uid() == s.uid()) {
             bits = mode >> 6;
         } else {
-            int acl = (mode & 070) != 0 ? s.extra().permitted(c) : -1;
-            if (acl >= 0) bits = acl;
+            int acl = (mode & 070) != 0 ? s.extra().permits(c, mask) : -1;
+            if (acl == 1) return true;
+            if (acl == 0) bits = 0;
             else bits = c.inGroup(s.gid()) ? mode >> 3 : mode;
         }
         if ((bits & mask) == mask) return true;

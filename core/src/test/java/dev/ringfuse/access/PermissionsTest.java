@@ -50,6 +50,20 @@ class PermissionsTest {
     }
 
     @Test
+    void aWantedSetIsGrantedOrRefusedAsAWhole() {
+        // two group entries, one granting r and one w: posix_acl_permission grants r and w, never rw at once
+        ExtendedAccess twoGroups = new ExtendedAccess() {
+            @Override public int permitted(Caller c) { return R | W; }
+            @Override public int permits(Caller c, int want) { return want == R || want == W ? 1 : 0; }
+        };
+        Subject f = new Subject(REG | 0660, 1000, 4242, twoGroups);
+        assertTrue(Permissions.may(MEMBER, f, R));
+        assertTrue(Permissions.may(MEMBER, f, W));
+        assertFalse(Permissions.may(MEMBER, f, R | W), "the entry decides, not the group class (rw)");
+        assertTrue(Permissions.may(Caller.of(0, 0), f, R | W), "root's override comes after the entries");
+    }
+
+    @Test
     void errnosFollowTheKernel() {
         Subject secret = new Subject(REG | 0600, 0, 0);
         assertEquals(Errno.EACCES, errno(() -> Permissions.checkOpen(STRANGER, secret, 0)));

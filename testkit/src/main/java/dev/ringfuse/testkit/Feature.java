@@ -29,5 +29,7 @@ public enum Feature {
     /** renameat2 RENAME_EXCHANGE. */
     RENAME_EXCHANGE,
     /** Ownership and permission checks for other users (needs root to switch users). */
-    MULTI_USER
+    MULTI_USER,
+    /** POSIX ACLs: system.posix_acl_access/default enforced, kept in step with the mode, inherited. */
+    POSIX_ACL
 }

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 public abstract class PosixScenarios implements PosixFileScenarios, PosixSpaceScenarios, PosixDirScenarios,
         PosixNameScenarios, PosixLinkScenarios, PosixRenameScenarios, PosixAttrScenarios, PosixOwnerScenarios,
-        PosixXattrScenarios, PosixLockScenarios, PosixConcurrencyScenarios, PosixPermissionScenarios {
+        PosixXattrScenarios, PosixLockScenarios, PosixConcurrencyScenarios, PosixPermissionScenarios,
+        PosixAclScenarios {
 
     private static final AtomicInteger SEQ = new AtomicInteger();
     private Path dir;

@@ -39,9 +39,9 @@ abstract class PathMemFsScenarios extends PosixScenarios {
         return fuseMount().root();
     }
 
-    /** Everything but what PathMemFs does not implement: fallocate, SEEK_HOLE/SEEK_DATA, O_TMPFILE. */
+    /** Everything but what PathMemFs does not implement: fallocate, SEEK_HOLE/SEEK_DATA, O_TMPFILE, POSIX ACLs. */
     @Override
     protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.TMPFILE));
+        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.TMPFILE, Feature.POSIX_ACL));
     }
 }

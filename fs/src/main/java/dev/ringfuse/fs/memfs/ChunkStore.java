@@ -3,26 +3,29 @@ package dev.ringfuse.fs.memfs;
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The bytes of one regular file: a sparse map from chunk index to a span of bytes, plus the file size.
+ * The bytes of one regular file: a sparse map from chunk index to a chunk of off-heap memory, plus the size.
  *
- * <p>Chunk {@code i} covers bytes {@code [i * chunkSize, (i + 1) * chunkSize)}. It holds at most one span:
- * an array covering a page-aligned part of the chunk, a whole number of 4 KiB pages long. Small files and
- * scattered writes cost pages, not chunks; an append grows only the last span (by doubling, so appends stay
- * amortised O(1)) and never copies more than one chunk. Everything no span covers is a hole and reads as
- * zeros; SEEK_HOLE/SEEK_DATA see holes at page granularity, except a gap between two written regions of
- * the same chunk, which the span fills with zeros. Bytes of a span beyond the file size are always zero, so
- * growing the size never exposes stale data.
+ * <p>Chunk {@code i} covers bytes {@code [i * chunkSize, (i + 1) * chunkSize)} and owns a slot of
+ * {@link ChunkMemory}. Two bitmaps per chunk, one bit per 4 KiB page, say what tmpfs would say of its pages:
+ * <ul>
+ *   <li>{@code present}: the page is allocated (written, or reserved by fallocate) and counts in st_blocks and
+ *       against the capacity;</li>
+ *   <li>{@code data}: the page was written (tmpfs: the page is up to date). SEEK_DATA/SEEK_HOLE follow these
+ *       bits, so a fallocated page that was never written is a hole, as on tmpfs.</li>
+ * </ul>
+ * A page that is not present reads as zeros and its memory is zero (never touched, or given back with
+ * MADV_DONTNEED when punched or truncated away); a chunk with no present page gives its slot back. Bytes of a
+ * present page beyond the file size are zero, so growing the size never exposes old data.
  *
- * <p>Not thread-safe: the owning {@link FileNode} guards it with its content lock. {@link #size()} and
- * {@link #allocatedBytes()} are volatile so that getattr can read them without that lock.
+ * <p>Not thread-safe: the owning {@link FileNode} guards it with its content lock (reads shared, everything
+ * else exclusive), which is also what makes freeing chunk memory safe: no read is copying out of a chunk
+ * while it is freed. {@link #size()} and {@link #allocatedBytes()} are volatile for getattr without the lock.
  */
 final class ChunkStore {
     /** Where chunk memory is accounted; reserve throws ENOSPC when full. */
@@ -37,41 +40,49 @@ final class ChunkStore {
     }
 
     static final int PAGE = 4096;
+    private static final int PAGE_SHIFT = 12;
+    /** One bit per page in a long. */
+    static final int MAX_CHUNK = 64 * PAGE;
 
-    /** The bytes a chunk holds: {@code bytes} covers offsets {@code [start, start + bytes.length)} of the chunk. */
-    private static final class Span {
-        int start;
-        byte[] bytes;
+    private static final class Chunk {
+        final ChunkMemory.Slot slot;
+        long present;
+        long data;
 
-        Span(int start, byte[] bytes) {
-            this.start = start;
-            this.bytes = bytes;
+        Chunk(ChunkMemory.Slot slot) {
+            this.slot = slot;
         }
-
-        int end() { return start + bytes.length; }
     }
 
+    private final ChunkMemory memory;
     private final int shift;
     private final int chunkSize;
     private final long mask;
     private final Space space;
-    private final TreeMap<Long, Span> chunks = new TreeMap<>();
+    private final TreeMap<Long, Chunk> chunks = new TreeMap<>();
     private volatile long size;
     private volatile long allocated;
 
-    ChunkStore(int chunkSize, Space space) {
-        if (Integer.bitCount(chunkSize) != 1 || chunkSize < PAGE) {
-            throw new IllegalArgumentException("chunk size must be a power of two >= 4096: " + chunkSize);
+    ChunkStore(ChunkMemory memory, Space space) {
+        int cs = memory.chunkSize();
+        if (Integer.bitCount(cs) != 1 || cs < PAGE || cs > MAX_CHUNK) {
+            throw new IllegalArgumentException("chunk size must be a power of two in [4096, 262144]: " + cs);
         }
-        this.chunkSize = chunkSize;
-        this.shift = Integer.numberOfTrailingZeros(chunkSize);
-        this.mask = chunkSize - 1L;
+        this.memory = memory;
+        this.chunkSize = cs;
+        this.shift = Integer.numberOfTrailingZeros(cs);
+        this.mask = cs - 1L;
         this.space = space;
+    }
+
+    /** A store with chunk memory of its own (tests). */
+    ChunkStore(int chunkSize, Space space) {
+        this(new ChunkMemory(chunkSize), space);
     }
 
     long size() { return size; }
 
-    /** Bytes held in arrays, for st_blocks and statfs. */
+    /** Bytes of allocated pages, for st_blocks and statfs. */
     long allocatedBytes() { return allocated; }
 
     /** Copies up to {@code len} bytes at {@code off} into {@code dst}; returns how many (0 at or past EOF). */
@@ -84,13 +95,23 @@ final class ChunkStore {
             long pos = off + done;
             int in = (int) (pos & mask);
             int k = Math.min(n - done, chunkSize - in);
-            Span c = chunks.get(pos >>> shift);
-            int from = c == null ? in + k : Math.clamp(c.start, in, in + k);
-            int to = c == null ? in + k : Math.clamp(c.end(), from, in + k);
-            // zeros before the span, the span's bytes, zeros after it
-            dst.asSlice(done, from - in).fill((byte) 0);
-            if (from < to) MemorySegment.copy(c.bytes, from - c.start, dst, ValueLayout.JAVA_BYTE, done + from - in, to - from);
-            dst.asSlice(done + to - in, in + k - to).fill((byte) 0);
+            Chunk c = chunks.get(pos >>> shift);
+            if (c == null) {
+                dst.asSlice(done, k).fill((byte) 0);
+            } else {
+                // runs of present pages are copied, the rest is zeros (without touching the slot's memory)
+                int at = in, to = in + k;
+                while (at < to) {
+                    int p = at >>> PAGE_SHIFT;
+                    boolean has = bit(c.present, p);
+                    int q = p + 1;
+                    while (q << PAGE_SHIFT < to && bit(c.present, q) == has) q++;
+                    int end = Math.min(to, q << PAGE_SHIFT);
+                    if (has) MemorySegment.copy(c.slot.memory(), at, dst, done + at - in, end - at);
+                    else dst.asSlice(done + at - in, end - at).fill((byte) 0);
+                    at = end;
+                }
+            }
             done += k;
         }
         return n;
@@ -110,8 +131,18 @@ final class ChunkStore {
                 long pos = off + done;
                 int in = (int) (pos & mask);
                 int k = (int) Math.min(len - done, chunkSize - in);
-                Span c = cover(pos >>> shift, in, in + k, true);
-                MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, c.bytes, in - c.start, k);
+                long idx = pos >>> shift;
+                long pages = pages(in, in + k);
+                Chunk c = chunks.get(idx);
+                long missing = c == null ? pages : pages & ~c.present;
+                space.reserve((long) Long.bitCount(missing) * PAGE);
+                if (c == null) {
+                    c = newChunk(idx, missing);
+                }
+                MemorySegment.copy(src, done, c.slot.memory(), in, k);
+                c.present |= pages;
+                c.data |= pages;
+                allocated += (long) Long.bitCount(missing) * PAGE;
                 done += k;
                 if (pos + k > size) size = pos + k;
             }
@@ -121,7 +152,7 @@ final class ChunkStore {
         return done;
     }
 
-    /** Sets the size; shrinking drops whole chunks and zeroes (and trims) the chunk that holds the new end. */
+    /** Sets the size; shrinking frees every page wholly past the new end and zeroes the rest of the last one. */
     void truncate(long newSize) {
         if (newSize < 0) throw new FuseException(Errno.EINVAL);
         if (newSize >= size) {
@@ -129,14 +160,14 @@ final class ChunkStore {
             return;
         }
         long firstDropped = (newSize >>> shift) + ((newSize & mask) != 0 ? 1 : 0);
-        Map<Long, Span> tail = chunks.tailMap(firstDropped, true);
-        for (Span c : tail.values()) account(-c.bytes.length);
+        Map<Long, Chunk> tail = chunks.tailMap(firstDropped, true);
+        for (Chunk c : tail.values()) release(c);
         tail.clear();
         if ((newSize & mask) != 0) clearRange(newSize >>> shift, (int) (newSize & mask), chunkSize);
         size = newSize;
     }
 
-    /** FALLOC_FL_PUNCH_HOLE: zeroes the range, giving back every whole page of it; keeps the size. */
+    /** FALLOC_FL_PUNCH_HOLE: zeroes the range, freeing every whole page of it; keeps the size. */
     void punchHole(long off, long len) {
         checkRange(off, len);
         if (len == 0) return;
@@ -148,23 +179,29 @@ final class ChunkStore {
     }
 
     /**
-     * fallocate(2) mode 0 or KEEP_SIZE: backs the range with zeroed memory. All space is reserved first,
-     * so ENOSPC leaves the file unchanged.
+     * fallocate(2) mode 0 or KEEP_SIZE: allocates the pages of the range (they read as zeros and stay holes for
+     * SEEK_DATA until written, as on tmpfs). All space is reserved first, so ENOSPC leaves the file unchanged.
      */
     void allocate(long off, long len, boolean keepSize) {
         checkRange(off, len);
         if (len == 0) return;
         long end = off + len;
+        pageCeil(end);
         long first = off >>> shift, last = (end - 1) >>> shift;
-        // chunk boundaries are page boundaries, so the pages of all chunks add up to the range rounded out
-        long needed = pageCeil(end) - (off & -PAGE);
-        for (Map.Entry<Long, Span> e : chunks.subMap(first, true, last, true).entrySet()) {
-            Span c = e.getValue();
-            int lo = pageFloor(inChunk(e.getKey(), off)), hi = pageCeil(inChunk(e.getKey(), end));
-            needed += Math.max(hi, c.end()) - Math.min(lo, c.start) - c.bytes.length - (hi - lo);
+        long needed = 0;
+        for (long idx = first; idx <= last; idx++) {
+            Chunk c = chunks.get(idx);
+            long pages = pages(inChunk(idx, off), inChunk(idx, end));
+            needed += (long) Long.bitCount(c == null ? pages : pages & ~c.present) * PAGE;
         }
         space.reserve(needed);
-        for (long idx = first; idx <= last; idx++) cover(idx, inChunk(idx, off), inChunk(idx, end), false);
+        for (long idx = first; idx <= last; idx++) {
+            long pages = pages(inChunk(idx, off), inChunk(idx, end));
+            Chunk c = chunks.get(idx);
+            if (c == null) c = newChunk(idx, pages);
+            allocated += (long) Long.bitCount(pages & ~c.present) * PAGE;
+            c.present |= pages;
+        }
         if (!keepSize && end > size) size = end;
     }
 
@@ -174,108 +211,121 @@ final class ChunkStore {
         allocate(off, len, keepSize);
     }
 
-    /** SEEK_DATA: the first offset at or after {@code off} inside a span, or -1 (ENXIO). */
+    /** SEEK_DATA: the first offset at or after {@code off} in a written page, or -1 (ENXIO). */
     long seekData(long off) {
         long sz = size;
         if (off < 0 || off >= sz) return -1;
-        for (Map.Entry<Long, Span> e : chunks.tailMap(off >>> shift, true).entrySet()) {
+        for (Map.Entry<Long, Chunk> e : chunks.tailMap(off >>> shift, true).entrySet()) {
             long base = e.getKey() << shift;
-            Span c = e.getValue();
-            if (base + c.start >= sz) return -1;
-            if (base + c.end() > off) return Math.max(off, base + c.start);
+            if (base >= sz) return -1;
+            long bits = e.getValue().data;
+            if (base < off) bits &= -1L << ((off - base) >>> PAGE_SHIFT);
+            if (bits == 0) continue;
+            long at = Math.max(off, base + ((long) Long.numberOfTrailingZeros(bits) << PAGE_SHIFT));
+            return at < sz ? at : -1;
         }
         return -1;
     }
 
-    /** SEEK_HOLE: the first offset at or after {@code off} outside every span (EOF counts as a hole), or -1. */
+    /** SEEK_HOLE: the first offset at or after {@code off} not in a written page (EOF counts as a hole), or -1. */
     long seekHole(long off) {
         long sz = size;
         if (off < 0 || off >= sz) return -1;
         long pos = off;
         while (pos < sz) {
             long base = (pos >>> shift) << shift;
-            Span c = chunks.get(pos >>> shift);
-            int in = (int) (pos - base);
-            if (c == null || in < c.start || in >= c.end()) return pos;
-            pos = base + c.end();
-            if (c.end() < chunkSize) break;
+            Chunk c = chunks.get(pos >>> shift);
+            if (c == null) return pos;
+            long holes = ~c.data & (-1L << ((pos - base) >>> PAGE_SHIFT)) & pages(0, chunkSize);
+            if (holes != 0) return Math.min(sz, Math.max(pos, base + ((long) Long.numberOfTrailingZeros(holes) << PAGE_SHIFT)));
+            pos = base + chunkSize;
         }
-        return Math.min(pos, sz);
+        return sz;
     }
 
     /** Frees every chunk; the size is left as it is. */
     void clear() {
-        space.release(allocated);
-        allocated = 0;
+        for (Chunk c : chunks.values()) release(c);
         chunks.clear();
     }
 
-    /**
-     * Makes chunk {@code idx}'s span cover {@code [from, to)} (chunk offsets) and returns it. For writes the
-     * space is reserved here and a span growing at its end doubles, so that appends copy amortised O(1)
-     * bytes; for fallocate the caller reserved exactly the pages, so the span grows exactly.
-     */
-    private Span cover(long idx, int from, int to, boolean forWrite) {
-        Span c = chunks.get(idx);
-        int lo = pageFloor(from), hi = pageCeil(to);
-        if (c == null) {
-            if (forWrite) space.reserve(hi - lo);
-            c = new Span(lo, new byte[hi - lo]);
-            chunks.put(idx, c);
-            account(hi - lo);
-            return c;
+    private Chunk newChunk(long idx, long pagesReserved) {
+        ChunkMemory.Slot slot;
+        try {
+            slot = memory.allocate();
+        } catch (RuntimeException | OutOfMemoryError e) {
+            space.release((long) Long.bitCount(pagesReserved) * PAGE);
+            throw new FuseException(Errno.ENOMEM);
         }
-        if (c.start <= from && to <= c.end()) return c;
-        int nlo = Math.min(lo, c.start), nhi = Math.max(hi, c.end());
-        if (forWrite && nhi > c.end()) nhi = Math.max(nhi, Math.min(chunkSize, nlo + 2 * c.bytes.length));
-        int grown = (nhi - nlo) - c.bytes.length;
-        if (forWrite) space.reserve(grown);
-        byte[] n = new byte[nhi - nlo];
-        System.arraycopy(c.bytes, 0, n, c.start - nlo, c.bytes.length);
-        c.start = nlo;
-        c.bytes = n;
-        account(grown);
+        Chunk c = new Chunk(slot);
+        chunks.put(idx, c);
         return c;
     }
 
+    /** Gives a chunk's memory and its accounted pages back (the caller removes it from the map). */
+    private void release(Chunk c) {
+        long bytes = (long) Long.bitCount(c.present) * PAGE;
+        allocated -= bytes;
+        space.release(bytes);
+        c.present = 0;
+        c.data = 0;
+        memory.free(c.slot);
+    }
+
     /**
-     * Zeroes chunk offsets {@code [from, to)} and gives back the pages of the span that become empty at its
-     * ends; a span left with nothing is dropped.
+     * Zeroes chunk offsets {@code [from, to)}: whole pages are freed, the ends of partial pages zeroed; a chunk
+     * left with no page is freed.
      */
     private void clearRange(long idx, int from, int to) {
-        Span c = chunks.get(idx);
-        if (c == null) return;
-        from = Math.max(from, c.start);
-        to = Math.min(to, c.end());
-        if (from >= to) return;
-        int keepFrom = from <= c.start ? Math.min(pageFloor(to), c.end()) : c.start;
-        int keepTo = to >= c.end() ? Math.max(pageCeil(from), c.start) : c.end();
-        if (keepFrom >= keepTo) {
+        Chunk c = chunks.get(idx);
+        if (c == null || from >= to) return;
+        int lo = pageCeil(from), hi = to & -PAGE;
+        long whole = lo < hi ? pages(lo, hi) & c.present : 0;
+        if (whole == c.present) {
             chunks.remove(idx);
-            account(-c.bytes.length);
+            release(c);
             return;
         }
-        Arrays.fill(c.bytes, from - c.start, to - c.start, (byte) 0);
-        if (keepFrom != c.start || keepTo != c.end()) {
-            account((keepTo - keepFrom) - c.bytes.length);
-            c.bytes = Arrays.copyOfRange(c.bytes, keepFrom - c.start, keepTo - c.start);
-            c.start = keepFrom;
+        zeroPartial(c, from, Math.min(to, lo));
+        if (hi >= lo) zeroPartial(c, Math.max(from, hi), to);
+        if (whole != 0) {
+            // give back runs of present pages
+            long bits = whole;
+            while (bits != 0) {
+                int p = Long.numberOfTrailingZeros(bits);
+                int q = p;
+                while (q < 64 && bit(bits, q)) q++;
+                memory.discard(c.slot, p << PAGE_SHIFT, q << PAGE_SHIFT);
+                bits &= ~pages(p << PAGE_SHIFT, q << PAGE_SHIFT);
+            }
+            long bytes = (long) Long.bitCount(whole) * PAGE;
+            c.present &= ~whole;
+            c.data &= ~whole;
+            allocated -= bytes;
+            space.release(bytes);
         }
     }
 
-    /** Records a change of held bytes; growth was reserved by the caller, shrinking is given back here. */
-    private void account(long delta) {
-        allocated += delta;
-        if (delta < 0) space.release(-delta);
+    /** Zeroes {@code [from, to)} of a chunk, within one page, if that page is present. */
+    private void zeroPartial(Chunk c, int from, int to) {
+        if (from >= to || !bit(c.present, from >>> PAGE_SHIFT)) return;
+        c.slot.memory().asSlice(from, to - from).fill((byte) 0);
+    }
+
+    /** Bits of the pages that {@code [from, to)} (chunk offsets, {@code from < to}) touches. */
+    private static long pages(int from, int to) {
+        if (from >= to) return 0;
+        int lo = from >>> PAGE_SHIFT, hi = (to - 1) >>> PAGE_SHIFT;
+        return (-1L >>> (63 - hi)) & (-1L << lo);
+    }
+
+    private static boolean bit(long bits, int i) {
+        return (bits >>> i & 1) != 0;
     }
 
     /** {@code pos} as an offset in chunk {@code idx}, clamped to the chunk. */
     private int inChunk(long idx, long pos) {
         return (int) Math.max(0, Math.min(chunkSize, pos - (idx << shift)));
-    }
-
-    private static int pageFloor(int n) {
-        return n & -PAGE;
     }
 
     private static int pageCeil(int n) {

@@ -11,6 +11,11 @@ import java.util.TreeMap;
  * at the right place however many names were added or removed in between (telldir/seekdir work, nothing
  * is listed twice, and no entry that existed throughout is skipped). Cookies 1 and 2 belong to "." and "..".
  *
+ * <p>A renamed name gets a new cookie, so it would show up again later in a listing that is under way. As
+ * tmpfs does (its offset map remembers the next offset when the directory is opened or rewound), a listing
+ * stops at the {@link #end()} it saw when it started at offset 0: names added or renamed after that belong to
+ * the next pass. A pass therefore lists each name at most once and never more names than the directory held.
+ *
  * <p>Not thread-safe: guarded by the directory's content lock. {@link #size()} alone may be read without it.
  */
 final class DirEntries {
@@ -50,8 +55,11 @@ final class DirEntries {
 
     int size() { return size; }
 
-    /** Entries whose cookie is greater than {@code offset}, in cookie order. */
-    Collection<Dirent> after(long offset) {
-        return byCookie.tailMap(offset, false).values();
+    /** The cookie the next entry will get: a listing that starts now ends before it. */
+    long end() { return nextCookie; }
+
+    /** Entries whose cookie is greater than {@code offset} and less than {@code end}, in cookie order. */
+    Collection<Dirent> after(long offset, long end) {
+        return offset + 1 >= end ? java.util.List.of() : byCookie.subMap(offset, false, end, false).values();
     }
 }

@@ -9,9 +9,9 @@ import dev.ringfuse.lowlevel.Attr;
 final class FileNode extends Inode {
     final ChunkStore data;
 
-    FileNode(long ino, int mode, int uid, int gid, int nlink, int chunkSize, ChunkStore.Space space) {
+    FileNode(long ino, int mode, int uid, int gid, int nlink, ChunkMemory memory, ChunkStore.Space space) {
         super(ino, Attr.S_IFREG | (mode & 07777), uid, gid, nlink);
-        this.data = new ChunkStore(chunkSize, space);
+        this.data = new ChunkStore(memory, space);
     }
 
     @Override long size() { return data.size(); }

@@ -37,7 +37,8 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
 
     final InodeTable table;
     final long attrNanos;
-    private final int chunkSize;
+    /** Off-heap memory of every file's chunks; unmapped at destroy. */
+    final ChunkMemory memory;
     private final ConcurrentHashMap<Long, Handle> handles = new ConcurrentHashMap<>();
     private final AtomicLong nextFh = new AtomicLong(1);
     /** Set once in init. With the writeback cache the kernel decides offsets, O_APPEND included. */
@@ -49,12 +50,12 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
 
     FileOps(InodeTable table, int chunkSize, long attrNanos) {
         this.table = table;
-        this.chunkSize = chunkSize;
+        this.memory = new ChunkMemory(chunkSize);
         this.attrNanos = attrNanos;
     }
 
     FileNode newFile(long ino, int mode, int uid, int gid, int nlink) {
-        return new FileNode(ino, mode, uid, gid, nlink, chunkSize, table.limits);
+        return new FileNode(ino, mode, uid, gid, nlink, memory, table.limits);
     }
 
     long openHandle(FileNode f, int flags) {
@@ -218,9 +219,8 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
         } finally {
             l.unlock();
         }
-        Timespec now = Timespec.now();
-        if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0) f.modified(now);
-        else f.changed(now);
+        // tmpfs's fallocate calls file_modified() for every mode: mtime and ctime, even for KEEP_SIZE
+        f.modified(Timespec.now());
         modifiedBy(ctx, f);
         reply.ok();
     }

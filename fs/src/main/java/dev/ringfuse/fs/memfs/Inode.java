@@ -70,9 +70,14 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
 
     synchronized int mode() { return mode; }
 
-    /** Mode, owner and group for a permission check, read together. */
+    /**
+     * Mode, owner, group and access ACL for a permission check, read together. The ACL is read only when the
+     * kernel's check_acl would consult it (the mode has group bits).
+     */
     synchronized dev.ringfuse.access.Subject subject() {
-        return new dev.ringfuse.access.Subject(mode, uid, gid);
+        byte[] acl = (mode & 070) != 0 ? xattrs.getOrNull(dev.ringfuse.fs.acl.PosixAcl.ACCESS) : null;
+        return acl == null ? new dev.ringfuse.access.Subject(mode, uid, gid)
+                : new dev.ringfuse.access.Subject(mode, uid, gid, Acls.access(acl, uid, gid));
     }
 
     synchronized int uid() { return uid; }

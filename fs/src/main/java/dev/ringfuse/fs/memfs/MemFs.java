@@ -24,6 +24,7 @@ import dev.ringfuse.lowlevel.StatusReply;
 import dev.ringfuse.lowlevel.StatxReply;
 import dev.ringfuse.lowlevel.XattrReply;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,16 +53,16 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
                           boolean writeback, int chunkSize, int rootMode, int rootUid, int rootGid) {
         public Options {
             if (capacityBytes <= 0 || maxInodes < 1) throw new IllegalArgumentException("capacity and inodes must be positive");
-            if (Integer.bitCount(chunkSize) != 1 || chunkSize < ChunkStore.PAGE) {
-                throw new IllegalArgumentException("chunkSize must be a power of two >= 4096");
+            if (Integer.bitCount(chunkSize) != 1 || chunkSize < ChunkStore.PAGE || chunkSize > ChunkStore.MAX_CHUNK) {
+                throw new IllegalArgumentException("chunkSize must be a power of two in [4096, 262144]");
             }
             Objects.requireNonNull(entryTimeout);
             Objects.requireNonNull(attrTimeout);
         }
 
         /**
-         * Capacity half of the JVM's maximum heap (file data lives on the heap, so this is memfs's "half of
-         * RAM"), one inode per 4 KiB of capacity, 1 s caches, no writeback cache, 64 KiB chunks, root 1777.
+         * Capacity half of physical memory (tmpfs's default; file data lives off the Java heap, so -Xmx does not
+         * bound it), one inode per 4 KiB of capacity, 1 s caches, no writeback cache, 64 KiB chunks, root 1777.
          */
         public static Options defaults() {
             return builder().build();
@@ -70,7 +71,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         public static Builder builder() { return new Builder(); }
 
         public static final class Builder {
-            private long capacityBytes = Runtime.getRuntime().maxMemory() / 2;
+            private long capacityBytes = physicalMemory() / 2;
             private long maxInodes = -1;
             private Duration entryTimeout = Duration.ofSeconds(1);
             private Duration attrTimeout = Duration.ofSeconds(1);
@@ -100,10 +101,26 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     private static final int S_ISGID = 02000;
 
+    /** MemTotal from /proc/meminfo, as tmpfs sizes itself from totalram_pages; the heap limit if unreadable. */
+    static long physicalMemory() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (Exception | Error e) {
+            // fall through
+        }
+        return Runtime.getRuntime().maxMemory();
+    }
+
     private final Options options;
     private final Namespace ns;
     /** Set again in init: 0 when memfs checks permissions (see {@link #init}). */
     private volatile long entryNanos;
+    /** POSIX_ACL and DONT_MASK were granted; set once in init. */
+    private volatile boolean acl;
 
     public MemFs() {
         this(Options.defaults());
@@ -119,7 +136,12 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         table.add(new DirNode(ROOT_ID, options.rootMode(),
                 options.rootUid() >= 0 ? options.rootUid() : processId("uid"),
                 options.rootGid() >= 0 ? options.rootGid() : processId("gid"), null));
+        // files still linked at unmount keep their memory while this instance could be mounted again; once it
+        // is unreachable, so are they, and their mappings go (the cleaner holds the memory, not this object)
+        CLEANER.register(this, memory::close);
     }
+
+    private static final Cleaner CLEANER = Cleaner.create();
 
     /** The owner of the root: whoever runs the server, as tmpfs gives it to whoever mounts it. */
     private static int processId(String which) {
@@ -157,6 +179,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         // every change to memfs's data goes through this mount, whose page cache the kernel keeps up to date
         // itself; AUTO_INVAL_DATA would drop pages that hold writes still in flight (fs/DESIGN.md, coherence)
         init.wanted().remove(Capability.AUTO_INVAL_DATA);
+        // the kernel enforces ACLs (with default_permissions) and caches them; with DONT_MASK it leaves the
+        // umask to memfs, which applies it only when the parent has no default ACL (Acls.inherit)
+        acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
         writeback = options.writeback() && init.want(Capability.WRITEBACK_CACHE);
         init.timeGranularity(1);
     }
@@ -190,12 +215,15 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = added(ctx, parent);
         int type = mode & Attr.S_IFMT;
         int uid = ctx.uid(), gid = newGid(ctx, dir);
+        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        int m = in.mode();
         Inode n = switch (type) {
-            case Attr.S_IFREG, 0 -> ns.create(dir, name, ino -> newFile(ino, mode, uid, gid, 1));
+            case Attr.S_IFREG, 0 -> ns.create(dir, name, ino -> newFile(ino, m, uid, gid, 1));
             case Attr.S_IFCHR, Attr.S_IFBLK, Attr.S_IFIFO, Attr.S_IFSOCK ->
-                    ns.create(dir, name, ino -> new SpecialNode(ino, type | (mode & 07777), uid, gid, rdev));
+                    ns.create(dir, name, ino -> new SpecialNode(ino, type | (m & 07777), uid, gid, rdev));
             default -> throw new FuseException(Errno.EINVAL);
         };
+        Acls.apply(n, in, table.limits);
         reply.entry(entry(n));
     }
 
@@ -203,9 +231,12 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
         DirNode dir = added(ctx, parent);
         // a setgid directory hands its group, and its setgid bit, down to new subdirectories
-        int m = (dir.mode() & S_ISGID) != 0 ? mode | S_ISGID : mode;
+        Acls.Inherited in = inherit(ctx, dir, mode, true);
+        int m = (dir.mode() & S_ISGID) != 0 ? in.mode() | S_ISGID : in.mode();
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        reply.entry(entry(ns.create(dir, name, ino -> new DirNode(ino, m, uid, gid, dir))));
+        DirNode d = ns.create(dir, name, ino -> new DirNode(ino, m, uid, gid, dir));
+        Acls.apply(d, in, table.limits);
+        reply.entry(entry(d));
     }
 
     @Override
@@ -267,7 +298,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
         DirNode dir = added(ctx, parent);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        FileNode f = ns.create(dir, name, ino -> newFile(ino, mode, uid, gid, 1));
+        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        FileNode f = ns.create(dir, name, ino -> newFile(ino, in.mode(), uid, gid, 1));
+        Acls.apply(f, in, table.limits);
         reply.created(entry(f), openHandle(f, flags), openFlags());
     }
 
@@ -275,18 +308,22 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
         DirNode dir = added(ctx, parent);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        FileNode f = ns.createUnnamed(dir, ino -> newFile(ino, mode, uid, gid, 0));
+        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        FileNode f = ns.createUnnamed(dir, ino -> newFile(ino, in.mode(), uid, gid, 0));
+        Acls.apply(f, in, table.limits);
         reply.created(entry(f), openHandle(f, flags), openFlags());
     }
 
     // ---- directories -------------------------------------------------------------------------------------
+
+    private final DirHandles dirHandles = new DirHandles();
 
     @Override
     public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         DirNode d = table.dir(nodeid);
         Guard g = guard(ctx);
         if (g != null) g.opendir(d);
-        reply.open(0, 0);
+        reply.open(dirHandles.open(), 0);
     }
 
     @Override
@@ -294,10 +331,11 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = table.dir(nodeid);
         dir.content.readLock().lock();
         try {
+            long end = dirHandles.passEnd(fh, offset, dir);
             boolean room = offset >= DirEntries.DOT || reply.add(".", dir.ino, Attr.S_IFDIR, DirEntries.DOT);
             if (room && offset < DirEntries.DOTDOT) room = reply.add("..", dir.parent().ino, Attr.S_IFDIR, DirEntries.DOTDOT);
             if (room) {
-                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT))) {
+                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT), end)) {
                     if (!reply.add(d.name(), d.node().ino, d.node().type(), d.cookie())) break;
                 }
             }
@@ -312,11 +350,12 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = table.dir(nodeid);
         dir.content.readLock().lock();
         try {
+            long end = dirHandles.passEnd(fh, offset, dir);
             // "." and ".." carry node id 0: listed, not instantiated, no lookup counted
             boolean room = offset >= DirEntries.DOT || reply.add(".", unnamed(dir), DirEntries.DOT);
             if (room && offset < DirEntries.DOTDOT) room = reply.add("..", unnamed(dir.parent()), DirEntries.DOTDOT);
             if (room) {
-                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT))) {
+                for (DirEntries.Dirent d : dir.entries.after(Math.max(offset, DirEntries.DOTDOT), end)) {
                     if (!reply.add(d.name(), entry(d.node()), d.cookie())) break;
                     d.node().lookedUp();
                 }
@@ -329,6 +368,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     @Override
     public void releasedir(RequestContext ctx, long nodeid, long fh, int flags, StatusReply reply) {
+        dirHandles.release(fh);
         reply.ok();
     }
 
@@ -358,7 +398,10 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         Timespec now = Timespec.now();
         int oldGid = n.gid(); // membership counts for the group before a chown, as the kernel judges it
         if (s.hasSize()) truncate(n, s.size(), now);
-        if (s.hasMode()) n.chmod(mode);
+        if (s.hasMode()) {
+            n.chmod(mode);
+            Acls.chmod(n, mode, table.limits);
+        }
         if (s.hasUid() || s.hasGid()) n.chown(s.hasUid() ? s.uid() : n.uid(), s.hasGid() ? s.gid() : n.gid());
         // the kernel asks for the kill on truncate by a caller without CAP_FSETID and on every chown
         if (s.killSuidGid() && !n.isDir()) n.killPrivileges(inGroup(ctx, oldGid), table.limits);
@@ -397,7 +440,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         Inode n = table.get(nodeid);
         Guard g = guard(ctx);
         if (g != null) g.xattr(n, name, true);
-        n.xattrs.set(name, value.toArray(ValueLayout.JAVA_BYTE), flags, table.limits);
+        byte[] v = value.toArray(ValueLayout.JAVA_BYTE);
+        if (Acls.isAcl(name)) Acls.set(n, name, v, flags, ctx, table.limits);
+        else n.xattrs.set(name, v, flags, table.limits);
         n.changed(Timespec.now());
         reply.ok();
     }
@@ -445,6 +490,11 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
     private static Entry unnamed(Inode n) {
         return new Entry(0, 0, n.attr(), 0, 0);
+    }
+
+    /** The mode and ACLs of a new inode; without POSIX_ACL the kernel has applied the umask already. */
+    private Acls.Inherited inherit(RequestContext ctx, DirNode dir, int mode, boolean directory) {
+        return acl ? Acls.inherit(dir, mode, ctx.umask(), directory) : new Acls.Inherited(mode, null, null);
     }
 
     /** New files belong to the caller's group, or to the directory's group if it is setgid (BSD semantics). */

@@ -24,15 +24,23 @@ final class XattrMap {
     private long bytes;
 
     /**
-     * Accepts the namespaces tmpfs supports. POSIX ACLs are stored as opaque values: memfs does not
-     * negotiate POSIX_ACL, so the kernel neither enforces nor normally forwards them.
+     * Accepts the namespaces tmpfs supports. POSIX ACLs go through {@link Acls} (validated, kept in step with
+     * the mode).
      */
     static void checkNamespace(String name) {
+        // a prefix alone names nothing: the VFS's xattr_resolve_name answers EINVAL for it on tmpfs, but FUSE's
+        // catch-all handler passes it through
+        if (name.equals("user.") || name.equals("trusted.") || name.equals("security.")) throw new FuseException(Errno.EINVAL);
         if (name.startsWith("user.") || name.startsWith("trusted.") || name.startsWith("security.")
                 || name.equals("system.posix_acl_access") || name.equals("system.posix_acl_default")) {
             return;
         }
         throw new FuseException(Errno.EOPNOTSUPP);
+    }
+
+    /** The value of {@code name}, or null. */
+    synchronized byte[] getOrNull(String name) {
+        return values == null ? null : values.get(name);
     }
 
     synchronized byte[] get(String name) {

@@ -9,7 +9,8 @@
  *   <li><b>Inodes.</b> Every file is an inode whose number is also its FUSE node id; numbers are never
  *       reused. An inode lives while a directory entry links it or the kernel holds a lookup reference
  *       (which it does while the file is open), so unlinked open files and O_TMPFILE files work.</li>
- *   <li><b>Chunks.</b> File bytes are kept sparse: a map from chunk index to a page-aligned span of bytes. Holes
+ *   <li><b>Chunks.</b> File bytes are kept sparse and off the Java heap: a map from chunk index to a slot of
+ *       mmap'd memory with per-page bits (allocated, written); freed pages go back to the kernel at once. Holes
  *       cost nothing, appends touch only the last chunk, and SEEK_DATA/SEEK_HOLE report what is held.</li>
  *   <li><b>Cookies.</b> Each directory entry carries a readdir cookie from an increasing counter, so a
  *       listing resumes correctly however the directory changes meanwhile.</li>

@@ -107,6 +107,9 @@ public final class PassthroughFs extends FileIo {
         return Credentials.canSwitch();
     }
 
+    /** POSIX_ACL and DONT_MASK were granted; set once in init. */
+    private volatile boolean acl;
+
     @Override
     public void init(InitContext init) {
         enforce = !init.defaultPermissions();
@@ -120,6 +123,9 @@ public final class PassthroughFs extends FileIo {
             init.want(c);
         }
         init.timeGranularity(1);
+        // ACLs live in the source (SourceAcls): the kernel enforces and caches them; DONT_MASK so that a default
+        // ACL on the parent, not the umask, decides a new inode's mode
+        acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
         kernel.init(init, dev.ringfuse.sys.Libc.geteuid() == 0);
     }
 
@@ -155,19 +161,21 @@ public final class PassthroughFs extends FileIo {
         // FUSE carries rdev in new_encode_dev format; glibc wants its own dev_t
         long major = (rdev & 0xfff00) >>> 8, minor = (rdev & 0xff) | ((rdev >>> 12) & 0xfff00);
         long dev = ((major & 0xfff) << 8) | ((major & ~0xfffL) << 32) | (minor & 0xff) | ((minor & ~0xffL) << 12);
+        SourceAcls.Create c = SourceAcls.create(acl, ctx, p, mode);
         try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
-            check(PosixCalls.mknodat(p.fd, name(a, name), mode, dev));
+            check(PosixCalls.mknodat(p.fd, name(a, name), c.mode(), dev));
         }
-        reply.entry(madeWith(p, name, mode));
+        reply.entry(madeWith(p, name, c));
     }
 
     @Override
     public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
         Inode p = inodes.get(parent);
+        SourceAcls.Create c = SourceAcls.create(acl, ctx, p, mode);
         try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
-            check(PosixCalls.mkdirat(p.fd, name(a, name), mode));
+            check(PosixCalls.mkdirat(p.fd, name(a, name), c.mode()));
         }
-        reply.entry(madeWith(p, name, mode));
+        reply.entry(madeWith(p, name, c));
     }
 
     @Override
@@ -182,11 +190,12 @@ public final class PassthroughFs extends FileIo {
     /**
      * The entry of a node just made with {@code mode}: the server's own umask also applied to it, so the
      * permission bits the kernel asked for (its caller's umask already applied) are restored when they
-     * differ.
+     * differ — unless the parent's default ACL decided them (the source then ignored the server's umask).
      */
-    private Entry madeWith(Inode parent, String name, int mode) {
+    private Entry madeWith(Inode parent, String name, SourceAcls.Create c) {
         Entry e = lookupEntry(parent, name);
-        if ((e.attr().mode() & 0777) == (mode & 0777)) return e;
+        int mode = c.mode();
+        if (c.inherits() || (e.attr().mode() & 0777) == (mode & 0777)) return e;
         Inode n = inodes.get(e.nodeid());
         chmod(n, (e.attr().mode() & 07000) | (mode & 0777));
         return new Entry(e.nodeid(), e.generation(), attr(n), e.entryTimeoutNanos(), e.attrTimeoutNanos());
@@ -237,14 +246,15 @@ public final class PassthroughFs extends FileIo {
     @Override
     public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
         Inode p = inodes.get(parent);
+        SourceAcls.Create c = SourceAcls.create(acl, ctx, p, mode);
         int fd;
         try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
             int f = (flags | PosixCalls.O_CREAT | PosixCalls.O_NOFOLLOW | O_CLOEXEC) & ~PosixCalls.O_NOCTTY;
-            fd = check(PosixCalls.openat2(p.fd, name(a, name), f, mode & 07777, RESOLVE_IN_TREE, a));
+            fd = check(PosixCalls.openat2(p.fd, name(a, name), f, c.mode() & 07777, RESOLVE_IN_TREE, a));
         }
         Entry e;
         try {
-            e = madeWith(p, name, mode);
+            e = madeWith(p, name, c);
         } catch (RuntimeException ex) {
             PosixCalls.close(fd);
             throw ex;
@@ -255,17 +265,20 @@ public final class PassthroughFs extends FileIo {
     @Override
     public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
         Inode p = inodes.get(parent);
+        SourceAcls.Create c = SourceAcls.create(acl, ctx, p, mode);
         int fd;
         try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
             fd = check(PosixCalls.openat2(p.fd, a.allocateFrom("."), (flags & ~PosixCalls.O_CREAT) | O_TMPFILE | O_CLOEXEC,
-                    mode & 07777, RESOLVE_IN_TREE, a));
+                    c.mode() & 07777, RESOLVE_IN_TREE, a));
         }
         try (Arena a = Arena.ofConfined()) {
             int path = check(PosixCalls.openat(AT_FDCWD, a.allocateFrom("/proc/self/fd/" + fd), PosixCalls.O_PATH | O_CLOEXEC, 0));
             MemorySegment st = a.allocate(Statx.SIZE, 8);
             statx(path, st, a);
             Inode n = inodes.ref(Statx.key(st), path, S_IFREG);
-            if ((Statx.mode(st) & 0777) != (mode & 0777)) chmod(n, (Statx.mode(st) & 07000) | (mode & 0777));
+            if (!c.inherits() && (Statx.mode(st) & 0777) != (c.mode() & 0777)) {
+                chmod(n, (Statx.mode(st) & 07000) | (c.mode() & 0777));
+            }
             created(new Entry(n.nodeid, 0, attr(n), entryNanos, attrNanos), fd, reply);
         } catch (RuntimeException ex) {
             PosixCalls.close(fd);
@@ -386,6 +399,11 @@ public final class PassthroughFs extends FileIo {
         xattrNamespace(ctx, name, true);
         try (Credentials as = Credentials.of(ctx, enforce)) {
             Xattrs.set(n, name, value, flags);
+        }
+        // run as the caller, the source cleared setgid itself (with the caller's groups); as the server it did not
+        if (acl && !enforce) {
+            Attr a = attr(n);
+            if ((a.mode() & 02000) != 0 && SourceAcls.killSgid(ctx, name, a.gid())) chmod(n, a.mode() & 05777);
         }
         reply.ok();
     }

@@ -80,8 +80,9 @@ class ChunkStoreTest {
         s.truncate(2 * CHUNK);
         assertEquals(CHUNK + 3 * p, s.seekHole(CHUNK + 2 * p));
         write(s, CHUNK, new byte[] {1});
-        assertEquals(3 * p, s.allocatedBytes()); // one span per chunk: the gap between is filled
+        assertEquals(2 * p, s.allocatedBytes()); // pages, not spans: the gap between stays a hole
         assertEquals(CHUNK, s.seekData(0));
+        assertEquals(CHUNK + p, s.seekHole(CHUNK));
         s.punchHole(CHUNK, 2 * p);
         assertEquals(p, s.allocatedBytes());
         assertEquals(CHUNK + 2 * p, s.seekData(0));
@@ -178,50 +179,115 @@ class ChunkStoreTest {
         assertEquals(Long.MAX_VALUE, s.size());
     }
 
-    /** Random operations against a plain array model. */
+    /**
+     * Random operations against a model: the bytes, and per page whether it is allocated and whether it holds
+     * data (tmpfs's rules: written pages are data, fallocated ones are allocated holes, punch and truncate free
+     * whole pages only). SEEK_DATA, SEEK_HOLE and st_blocks must match the model exactly.
+     */
     @Test
     void matchesAModelUnderRandomOperations() {
         Random r = new Random(42);
-        int max = 6 * CHUNK;
+        int max = 6 * CHUNK, p = ChunkStore.PAGE, np = max / p;
         Limits limits = new Limits(Long.MAX_VALUE, 1);
         ChunkStore s = new ChunkStore(CHUNK, limits);
         byte[] model = new byte[max];
+        boolean[] present = new boolean[np], data = new boolean[np];
         int size = 0;
-        for (int step = 0; step < 5000; step++) {
-            int off = r.nextInt(max), len = 1 + r.nextInt(Math.min(r.nextBoolean() ? 2 * ChunkStore.PAGE : 2 * CHUNK, max - off));
-            switch (r.nextInt(5)) {
+        for (int step = 0; step < 6000; step++) {
+            int off = r.nextInt(max), len = 1 + r.nextInt(Math.min(r.nextBoolean() ? 2 * p : 2 * CHUNK, max - off));
+            int firstWhole = (off + p - 1) / p, endWhole = (off + len) / p;
+            switch (r.nextInt(6)) {
                 case 0, 1 -> {
                     byte[] b = bytes(len, step);
                     write(s, off, b);
                     System.arraycopy(b, 0, model, off, len);
                     size = Math.max(size, off + len);
+                    for (int i = off / p; i <= (off + len - 1) / p; i++) present[i] = data[i] = true;
                 }
                 case 2 -> {
                     s.truncate(off);
-                    if (off < size) Arrays.fill(model, off, size, (byte) 0);
+                    if (off < size) {
+                        Arrays.fill(model, off, size, (byte) 0);
+                        // shrinking frees every page past the end, fallocated ones beyond the old size too
+                        for (int i = (off + p - 1) / p; i < np; i++) present[i] = data[i] = false;
+                    }
                     size = off;
                 }
                 case 3 -> {
                     s.punchHole(off, len);
                     Arrays.fill(model, off, off + len, (byte) 0);
+                    for (int i = firstWhole; i < endWhole; i++) present[i] = data[i] = false;
+                }
+                case 4 -> {
+                    boolean keep = r.nextBoolean();
+                    s.allocate(off, len, keep);
+                    if (!keep) size = Math.max(size, off + len);
+                    for (int i = off / p; i <= (off + len - 1) / p; i++) present[i] = true;
                 }
                 default -> {
-                    s.zeroRange(off, len, r.nextBoolean());
+                    boolean keep = r.nextBoolean();
+                    s.zeroRange(off, len, keep);
                     Arrays.fill(model, off, off + len, (byte) 0);
-                    if (s.size() > size) size = (int) s.size();
+                    if (!keep) size = Math.max(size, off + len);
+                    for (int i = firstWhole; i < endWhole; i++) data[i] = false;
+                    for (int i = off / p; i <= (off + len - 1) / p; i++) present[i] = true;
                 }
             }
             assertEquals(size, s.size(), "size at step " + step);
             int ro = r.nextInt(max);
             assertArrayEquals(Arrays.copyOfRange(model, Math.min(ro, size), Math.min(size, ro + 3 * CHUNK)),
                     read(s, ro, 3 * CHUNK), "read at step " + step);
-            long d = s.seekData(ro);
-            for (int i = ro; i < (d < 0 ? size : d); i++) assertEquals(0, model[i], "data before SEEK_DATA");
-            long h = s.seekHole(ro);
-            assertTrue(h == -1 ? ro >= size : h >= ro && h <= size);
-            assertTrue(s.allocatedBytes() % ChunkStore.PAGE == 0);
+            long wantData = -1, wantHole = -1;
+            if (ro < size) {
+                for (int i = ro / p; i < np && (long) i * p < size; i++) {
+                    if (data[i]) { wantData = Math.max(ro, (long) i * p); break; }
+                }
+                wantHole = size;
+                for (int i = ro / p; (long) i * p < size; i++) {
+                    if (!data[i]) { wantHole = Math.min(size, Math.max(ro, (long) i * p)); break; }
+                }
+            }
+            assertEquals(wantData, s.seekData(ro), "SEEK_DATA " + ro + " at step " + step);
+            assertEquals(wantHole, s.seekHole(ro), "SEEK_HOLE " + ro + " at step " + step);
+            long pages = 0;
+            for (boolean b : present) if (b) pages++;
+            assertEquals(pages * p, s.allocatedBytes(), "allocated pages at step " + step);
             assertEquals(limits.usedBytes(), s.allocatedBytes(), "accounting at step " + step);
-            if (h >= 0 && h < size) assertTrue(s.seekData(h) != h, "SEEK_HOLE result is a hole");
         }
+        s.clear();
+        assertEquals(0, limits.usedBytes());
+    }
+
+    @Test
+    void fallocatedPagesAreHolesUntilWrittenAsOnTmpfs() {
+        ChunkStore s = new ChunkStore(CHUNK, ChunkStore.Space.UNLIMITED);
+        int p = ChunkStore.PAGE;
+        s.allocate(0, 1 << 20, false);
+        assertEquals(1 << 20, s.allocatedBytes());
+        assertEquals(-1, s.seekData(0));
+        assertEquals(0, s.seekHole(0));
+        write(s, 2 * p, new byte[] {1});
+        assertEquals(2 * p, s.seekData(0));
+        assertEquals(3 * p, s.seekHole(2 * p));
+        assertEquals(1 << 20, s.allocatedBytes());
+    }
+
+    @Test
+    void punchedAndTruncatedMemoryGoesBackToTheAllocator() {
+        ChunkMemory mem = new ChunkMemory(CHUNK);
+        ChunkStore s = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        write(s, 0, bytes(8 * CHUNK, 1));
+        s.punchHole(CHUNK, 4 * CHUNK);
+        assertEquals(List.of(0L, 5L, 6L, 7L), s.chunkIndexes());
+        s.punchHole(5 * CHUNK + ChunkStore.PAGE, ChunkStore.PAGE); // one page inside a chunk: freed, a hole
+        assertEquals(4 * CHUNK - ChunkStore.PAGE, s.allocatedBytes());
+        assertEquals(5 * CHUNK + ChunkStore.PAGE, s.seekHole(5 * CHUNK));
+        assertEquals(5 * CHUNK + 2 * ChunkStore.PAGE, s.seekData(5 * CHUNK + ChunkStore.PAGE));
+        assertArrayEquals(new byte[ChunkStore.PAGE], read(s, 5 * CHUNK + ChunkStore.PAGE, ChunkStore.PAGE));
+        s.truncate(0);
+        assertEquals(List.of(), s.chunkIndexes());
+        assertEquals(1, mem.slabCount()); // one empty slab stays mapped for the next file
+        mem.close();
+        assertEquals(0, mem.slabCount());
     }
 }

@@ -1,0 +1,197 @@
+package dev.ringfuse.fs.memfs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Off-heap memory for file chunks: fixed-size slots carved out of large anonymous mappings ("slabs"), so that
+ * file data does not live on the Java heap and goes back to the kernel the moment it is freed.
+ *
+ * <ul>
+ *   <li>A slot handed out reads as zeros: a slab starts zeroed (anonymous mmap) and every freed slot, or page
+ *       of a slot, is given back with {@code madvise(MADV_DONTNEED)}, after which the kernel maps zeros again.
+ *       So resident memory (RSS) follows the pages actually written, not the peak.</li>
+ *   <li>The slab is the unit of mmap, so a 3 GiB file costs 48 mappings of 64 MiB, not 49,152 (the kernel
+ *       allows 65,530 mappings per process by default). A slab left without slots is unmapped, except one
+ *       kept so that a create/delete loop does not map and unmap all the time.</li>
+ *   <li>Each slab's segment belongs to its own shared arena whose close unmaps it. Closing a shared arena is a
+ *       handshake with every thread, so a stray access to an unmapped slab is an {@link IllegalStateException}
+ *       (answered EIO by the session), never a JVM crash.</li>
+ * </ul>
+ *
+ * <p>Who may touch a slot: only the {@link ChunkStore} that got it, under its file's content lock (reads hold
+ * it shared, every call that frees holds it exclusively), so no read can be copying out of a slot while it is
+ * freed and handed to another file. Slot bookkeeping is under this object's monitor (a leaf lock); madvise
+ * runs before the slot is back on the free list, so the next owner never sees it zapped late.
+ */
+final class ChunkMemory implements AutoCloseable {
+    private static final long SLAB_BYTES = 64L << 20;
+    private static final int PROT_READ = 1, PROT_WRITE = 2;
+    private static final int MAP_PRIVATE = 2, MAP_ANONYMOUS = 0x20, MAP_NORESERVE = 0x4000;
+    private static final int MADV_DONTNEED = 4, MADV_NOHUGEPAGE = 15;
+    private static final long MAP_FAILED = -1;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final MethodHandle MMAP = call("mmap",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = call("munmap", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle MADVISE = call("madvise", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+
+    /** One mapping of {@code slots} chunk slots; {@code used} marks slots handed out. */
+    static final class Slab {
+        final Arena arena = Arena.ofShared();
+        final MemorySegment segment;
+        final long address;
+        final long[] used;
+        int inUse;
+
+        Slab(long address, long bytes, int slots) {
+            this.address = address;
+            this.segment = MemorySegment.ofAddress(address).reinterpret(bytes, arena, s -> munmap(s.address(), s.byteSize()));
+            this.used = new long[(slots + 63) / 64];
+        }
+    }
+
+    /** A slot: its memory, and the slab to give it back to. */
+    record Slot(MemorySegment memory, Slab slab, int index) {}
+
+    private final int chunkSize;
+    private final int slotsPerSlab;
+    private final List<Slab> slabs = new ArrayList<>();
+    /** Slabs with no slot in use (at most one stays mapped). */
+    private int empty;
+    /** Where the last slot was found, to start the next search there. */
+    private int cursor;
+    private boolean closed;
+
+    ChunkMemory(int chunkSize) {
+        this.chunkSize = chunkSize;
+        this.slotsPerSlab = (int) Math.max(1, SLAB_BYTES / chunkSize);
+    }
+
+    int chunkSize() { return chunkSize; }
+
+    /** A zeroed slot of {@link #chunkSize()} bytes. Throws {@link OutOfMemoryError} if the kernel refuses a slab. */
+    Slot allocate() {
+        synchronized (this) {
+            if (closed) throw new IllegalStateException("chunk memory closed");
+            for (int k = 0; k < slabs.size(); k++) {
+                int i = (cursor + k) % slabs.size();
+                Slab s = slabs.get(i);
+                if (s.inUse < slotsPerSlab) {
+                    cursor = i;
+                    return take(s);
+                }
+            }
+            Slab s = map();
+            slabs.add(s);
+            empty++; // counted as empty until take() below
+            cursor = slabs.size() - 1;
+            return take(s);
+        }
+    }
+
+    /** Gives a slot back; its pages go back to the kernel first. */
+    void free(Slot slot) {
+        Slab s = slot.slab();
+        discard(slot, 0, chunkSize);
+        Slab unmap = null;
+        synchronized (this) {
+            if (closed) return;
+            s.used[slot.index() >>> 6] &= ~(1L << slot.index());
+            if (--s.inUse == 0) {
+                if (empty > 0) {
+                    slabs.remove(s);
+                    cursor = 0;
+                    unmap = s;
+                } else {
+                    empty++;
+                }
+            }
+        }
+        if (unmap != null) unmap.arena.close();
+    }
+
+    /** Returns pages {@code [from, to)} (page-aligned offsets) of a slot to the kernel; they read as zeros after. */
+    void discard(Slot slot, int from, int to) {
+        if (from >= to) return;
+        long addr = slot.memory().address() + from;
+        int r;
+        try {
+            r = (int) MADVISE.invokeExact(addr, (long) (to - from), MADV_DONTNEED);
+        } catch (Throwable t) {
+            throw new IllegalStateException("madvise", t);
+        }
+        // DONTNEED on our own private anonymous mapping cannot fail; if it did, the pages would not read as zero
+        if (r != 0) throw new IllegalStateException("madvise(MADV_DONTNEED) failed on chunk memory");
+    }
+
+    /** Mappings held, for tests. */
+    synchronized int slabCount() { return slabs.size(); }
+
+    /** Unmaps every slab; any later access to a slot is an IllegalStateException. For the end of the mount. */
+    @Override
+    public void close() {
+        List<Slab> all;
+        synchronized (this) {
+            if (closed) return;
+            closed = true;
+            all = List.copyOf(slabs);
+            slabs.clear();
+        }
+        for (Slab s : all) s.arena.close();
+    }
+
+    private Slot take(Slab s) {
+        for (int w = 0; w < s.used.length; w++) {
+            long free = ~s.used[w];
+            if (free == 0) continue;
+            int i = w * 64 + Long.numberOfTrailingZeros(free);
+            if (i >= slotsPerSlab) break;
+            s.used[w] |= 1L << i;
+            if (s.inUse++ == 0) empty--;
+            return new Slot(s.segment.asSlice((long) i * chunkSize, chunkSize), s, i);
+        }
+        throw new IllegalStateException("slab bookkeeping out of step");
+    }
+
+    private Slab map() {
+        long bytes = (long) slotsPerSlab * chunkSize;
+        long addr;
+        try {
+            addr = (long) MMAP.invokeExact(0L, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0L);
+        } catch (Throwable t) {
+            throw new IllegalStateException("mmap", t);
+        }
+        if (addr == MAP_FAILED || addr == 0) throw new OutOfMemoryError("mmap of " + bytes + " bytes for memfs chunks failed");
+        try {
+            // a huge page would make one written 4 KiB page of a small file cost 2 MiB; advisory, errors ignored
+            int ignored = (int) MADVISE.invokeExact(addr, bytes, MADV_NOHUGEPAGE);
+        } catch (Throwable t) {
+            munmap(addr, bytes);
+            throw new IllegalStateException("madvise", t);
+        }
+        return new Slab(addr, bytes, slotsPerSlab);
+    }
+
+    private static void munmap(long addr, long bytes) {
+        try {
+            int ignored = (int) MUNMAP.invokeExact(addr, bytes);
+        } catch (Throwable t) {
+            throw new IllegalStateException("munmap", t);
+        }
+    }
+
+    private static MethodHandle call(String name, FunctionDescriptor fd) {
+        MemorySegment sym = LINKER.defaultLookup().find(name).orElseThrow(() -> new UnsatisfiedLinkError(name));
+        return LINKER.downcallHandle(sym, fd);
+    }
+}
