@@ -80,7 +80,11 @@ final class DirectWriteGuard {
         if (held.incrementAndGet() > maxHeld) {
             held.decrementAndGet();
             send.run();
-            threads.execute(() -> invalidate(f));
+            try {
+                threads.execute(() -> invalidate(f));
+            } catch (RuntimeException rejected) { // shut down: the session is ending
+                // nothing left to keep coherent
+            }
             return;
         }
         try {
