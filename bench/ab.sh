@@ -44,7 +44,7 @@ mount_fs() { # $1 home, $2 config
     passthrough-off) rm -rf "${src:?}"/*; "$home/ringfuse" mount passthrough "$src" "$mnt" --passthrough off >"$work/server.log" 2>&1 & ;;
   esac
   server=$!
-  for _ in $(seq 100); do grep -qs " $mnt " /proc/self/mounts && return 0; sleep 0.1; done
+  for _ in $(seq 600); do grep -qs " $mnt " /proc/self/mounts && return 0; sleep 0.1; done
   echo "mount failed: $(cat "$work/server.log")" >&2; exit 1
 }
 unmount_fs() { kill -TERM "$server"; wait "$server" 2>/dev/null || true; server=""; }

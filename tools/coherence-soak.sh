@@ -16,7 +16,7 @@ log=target/coherence-soak-$(date -u +%Y%m%dT%H%M%S).log
 mkdir -p target
 echo "coherence soak: $minutes min per configuration, tests $pattern; log $log"
 set +e
-mvn -B -pl testkit -am verify -Dstyle.color=never -Dtest="$pattern" -Dsurefire.failIfNoSpecifiedTests=false \
+mvn -B -pl testkit -am verify -Dstyle.color=never -Dtest="$pattern" -Dsurefire.failIfNoSpecifiedTests=false -Dringfuse.skipOneCpu=true \
     -Dringfuse.coherence.seconds=$((minutes * 60)) >"$log" 2>&1
 rc=$?
 set -e

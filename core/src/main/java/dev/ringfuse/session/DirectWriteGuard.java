@@ -47,9 +47,12 @@ final class DirectWriteGuard {
         this.notifier = notifier;
     }
 
-    /** How many replies may wait for their invalidation at once; the others go first (see the class comment). */
+    /**
+     * How many replies may wait for their invalidation at once; the others go first (see the class
+     * comment). 0 (an io_uring queue of depth 2 or less): none is held.
+     */
     void maxHeld(int replies) {
-        maxHeld = Math.max(1, replies);
+        maxHeld = Math.max(0, replies);
     }
 
     private static boolean direct(int fileFlags) {
@@ -80,7 +83,11 @@ final class DirectWriteGuard {
         if (held.incrementAndGet() > maxHeld) {
             held.decrementAndGet();
             send.run();
-            threads.execute(() -> invalidate(f));
+            try {
+                threads.execute(() -> invalidate(f));
+            } catch (RuntimeException rejected) { // shut down: the session is ending
+                // nothing left to keep coherent
+            }
             return;
         }
         try {
