@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -119,9 +118,7 @@ class WriteKillsPrivilegesTest {
         return m;
     }
 
-    @Disabled("needs branch perms (attribute invalidation after killpriv, 11a4835); passes on coherence+perms")
     @Test void memfsDev() throws Exception { check(MEMFS_DEV, Map.of()); }
-    @Disabled("needs branch perms (attribute invalidation after killpriv, 11a4835); passes on coherence+perms")
     @Test void memfsUring() throws Exception { check(MEMFS_URING, Map.of()); }
     @Test void passthroughKernelOffDev() throws Exception { check(PT_OFF_DEV, fuseFallback()); }
     @Test void passthroughKernelOffUring() throws Exception { check(PT_OFF_URING, fuseFallback()); }
