@@ -40,6 +40,9 @@ if [ $fresh = 1 ] && [ -z "${RINGFUSE_FRESH_NS:-}" ]; then
   exec unshare --mount --propagation private env -i RINGFUSE_FRESH_NS=1 ${LOGDIR:+LOGDIR="$LOGDIR"} \
     /bin/bash -c 'umount /sys/fs/fuse/connections 2>/dev/null || true; exec "$0" "$@"' "$RINGFUSE_HOME/ringfuse" test "${args[@]}"
 fi
+# Java names files in the locale's charset: under `env -i` (mount(8), CI --fresh) that is ASCII and a
+# non-ASCII path fails, so take a UTF-8 locale when none is set (C.UTF-8 is in every glibc since 2.35)
+case "${LC_ALL:-${LC_CTYPE:-${LANG:-}}}" in *UTF-8*|*utf-8*|*utf8*|*UTF8*) ;; *) export LC_ALL=C.UTF-8 ;; esac
 # mount(8), cron and `env -i` give no HOME; Maven, cargo and pip want one
 if [ -z "${HOME:-}" ]; then HOME=$(getent passwd "$(id -u)" | cut -d: -f6); HOME=${HOME:-/root}; export HOME; fi
 export PATH=${PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}
