@@ -90,6 +90,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         changing(nodeid);
         Handle h = handles.get(fh);
         long now = now();
+        boolean[] killed = {false};
         long n = db.write(c -> {
             Node f = Store.node(c, nodeid);
             if (!f.isFile()) throw new FuseException(Errno.EINVAL);
@@ -97,6 +98,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
             if (off + data.byteSize() < 0) throw new FuseException(Errno.EFBIG);
             Chunks.write(c, nodeid, db.chunkSize, off, data);
             int mode = (writeFlags & WRITE_KILL_SUIDGID) != 0 ? killedMode(f, inGroup(ctx, f)) : f.mode();
+            killed[0] = mode != f.mode();
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ?, mode = ? WHERE ino = ?")) {
                 ps.setLong(1, Math.max(f.size(), off + data.byteSize()));
@@ -109,7 +111,26 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
             dropCapability(c, nodeid);
             return data.byteSize();
         });
+        if (killed[0]) dropCachedAttributes(nodeid);
         reply.count(n);
+    }
+
+    /** The kernel's notifier, once INIT has given it (see {@link #dropCachedAttributes}). */
+    volatile dev.ringfuse.lowlevel.Notifier notifier;
+
+    /**
+     * The mode changed as a side effect of a write (set-ID bits killed) and the write reply carries no
+     * attributes: without this the kernel would show the old bits until its attribute timeout. Attribute
+     * only (offset -1): the kernel takes no inode or page lock for it, so it is safe before the reply.
+     */
+    void dropCachedAttributes(long nodeid) {
+        dev.ringfuse.lowlevel.Notifier nt = notifier;
+        if (nt == null) return;
+        try {
+            nt.invalInode(nodeid, -1, 0);
+        } catch (java.io.IOException e) {
+            System.getLogger("dev.ringfuse.sqlfs").log(System.Logger.Level.DEBUG, "invalInode " + nodeid + ": " + e.getMessage());
+        }
     }
 
     @Override

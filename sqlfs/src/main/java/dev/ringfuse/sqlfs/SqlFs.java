@@ -101,6 +101,7 @@ public final class SqlFs extends SqlFileOps {
             init.want(Capability.FLOCK_LOCKS);
         }
         init.timeGranularity(1);
+        notifier = init.notifier();
         feed.start(init.notifier());
     }
 
@@ -408,7 +409,9 @@ public final class SqlFs extends SqlFileOps {
 
     @Override
     public void listxattr(RequestContext ctx, long nodeid, int size, dev.ringfuse.lowlevel.XattrReply reply) {
-        reply.names(xattrs.names(nodeid));
+        // trusted.* is root's namespace: its names are not listed to anyone else (as the kernel's filesystems do)
+        List<String> names = xattrs.names(nodeid);
+        reply.names(ctx.uid() == 0 ? names : names.stream().filter(n -> !n.startsWith("trusted.")).toList());
     }
 
     @Override

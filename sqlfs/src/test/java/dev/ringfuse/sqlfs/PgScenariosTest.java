@@ -36,6 +36,6 @@ class PgScenariosTest extends PosixScenarios {
 
     @Override
     protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.SPARSE));
+        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.SPARSE, Feature.POSIX_ACL));
     }
 }

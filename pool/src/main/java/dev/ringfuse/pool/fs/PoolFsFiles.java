@@ -154,7 +154,9 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     @Override
     public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
-        locked(() -> reply.names(Xattrs.list(inodes, inodes.require(nodeid))));
+        // trusted.* is root's namespace: its names are not listed to anyone else (as the kernel's filesystems do)
+        locked(() -> reply.names(Xattrs.list(inodes, inodes.require(nodeid)).stream()
+                .filter(n -> ctx.uid() == 0 || !n.startsWith("trusted.")).toList()));
     }
 
     @Override
