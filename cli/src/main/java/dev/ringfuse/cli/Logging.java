@@ -15,6 +15,9 @@ import java.util.logging.Logger;
 final class Logging {
     private Logging() {}
 
+    /** Held: java.util.logging keeps loggers only weakly, and a collected one forgets the level set on it. */
+    private static final Logger LIBRARY = Logger.getLogger("dev.ringfuse");
+
     static void configure(boolean verbose) {
         LogManager.getLogManager().reset();
         Logger root = Logger.getLogger("");
@@ -36,6 +39,6 @@ final class Logging {
         });
         root.addHandler(h);
         root.setLevel(Level.WARNING);
-        if (verbose) Logger.getLogger("dev.ringfuse").setLevel(Level.FINE);
+        LIBRARY.setLevel(verbose ? Level.FINE : null);
     }
 }
