@@ -27,6 +27,6 @@ class NotesFsScenariosTest extends PosixScenarios {
     /** What NotesFs does not implement: fallocate, SEEK_HOLE/SEEK_DATA, O_TMPFILE; those scenarios are skipped. */
     @Override
     protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.TMPFILE));
+        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.TMPFILE, Feature.POSIX_ACL));
     }
 }
