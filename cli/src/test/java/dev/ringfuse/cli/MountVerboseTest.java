@@ -58,6 +58,8 @@ class MountVerboseTest {
             Files.writeString(mnt.resolve("f"), "data");
             Files.createDirectories(mnt.resolve("d/e"));
             assertThrows(java.nio.file.DirectoryNotEmptyException.class, () -> Files.delete(mnt.resolve("d")));
+            // a request's trace line is written after its reply: give the last one time to reach stderr
+            for (int i = 0; verbose && i < 100 && err.stream().noneMatch(l -> l.contains(" RMDIR ")); i++) Thread.sleep(50);
         } finally {
             p.destroy(); // SIGTERM: the server unmounts
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "server did not stop");
