@@ -37,6 +37,16 @@ public final class AsyncFile implements AutoCloseable {
         return run(FutureRequest.io(Opcode.WRITE, fd, src, offset));
     }
 
+    /** READ_FIXED into {@code dst}, which lies inside registered buffer {@code bufIndex} of this file's loop. */
+    public CompletableFuture<Integer> readFixed(MemorySegment dst, long offset, int bufIndex) {
+        return run(new FixedRequest(Opcode.READ_FIXED, fd, dst, offset, bufIndex));
+    }
+
+    /** WRITE_FIXED from {@code src}, which lies inside registered buffer {@code bufIndex} of this file's loop. */
+    public CompletableFuture<Integer> writeFixed(MemorySegment src, long offset, int bufIndex) {
+        return run(new FixedRequest(Opcode.WRITE_FIXED, fd, src, offset, bufIndex));
+    }
+
     /** fsync, or fdatasync with {@code datasync}. */
     public CompletableFuture<Void> fsync(boolean datasync) {
         return run(new FutureRequest(Opcode.FSYNC, fd, 0, 0, 0,

@@ -176,6 +176,10 @@ final class EventLoop implements Runnable {
     private void takeIncoming() throws UringException {
         Request r;
         while (slots.hasFree() && ring.sqSpace() > 0 && (r = incoming.poll()) != null) {
+            if (r instanceof RingTask<?> t) { // registration and the like: on this thread, no SQE
+                t.runOn(ring);
+                continue;
+            }
             long userData = slots.put(r);
             r.prepare(ring.nextSqe().userData(userData));
         }

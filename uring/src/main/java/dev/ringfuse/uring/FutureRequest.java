@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
 /** A request reported through a {@link CompletableFuture}, completed on the loop thread. */
-final class FutureRequest extends Request {
+class FutureRequest extends Request {
     private final CompletableFuture<Integer> future = new CompletableFuture<>();
 
     public FutureRequest(Opcode opcode, int fd, long addr, int len, long off, int opFlags, Object keepAlive) {

@@ -66,6 +66,18 @@ public final class UringLoop implements AutoCloseable {
         return r.future();
     }
 
+    /**
+     * Registers {@code buffers} with the loop's ring (IORING_REGISTER_BUFFERS, run on the loop thread as a
+     * SINGLE_ISSUER ring requires); then {@link AsyncFile#readFixed}/{@link AsyncFile#writeFixed} address them
+     * by index. The segments must outlive the registration; closing the loop unregisters them.
+     */
+    public RegisteredBuffers registerBuffers(MemorySegment... buffers) throws UringException {
+        MemorySegment[] copy = buffers.clone();
+        RingTask<RegisteredBuffers> t = new RingTask<>("io_uring_register(BUFFERS)", ring -> ring.registerBuffers(copy));
+        loop.execute(t);
+        return Futures.join(t.future());
+    }
+
     /** Opens {@code path} with OPENAT on the ring. */
     public CompletableFuture<AsyncFile> openAsync(Path path, int flags, int mode) {
         Arena arena = Arena.ofShared();
