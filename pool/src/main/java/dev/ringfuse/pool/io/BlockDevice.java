@@ -25,6 +25,20 @@ public interface BlockDevice extends AutoCloseable {
 
     void write(long offset, byte[] src, int off, int len) throws IOException;
 
+    /**
+     * Starts a read of {@code len} bytes at {@code offset} and completes with them (read-ahead keeps several
+     * in flight). The default reads synchronously.
+     */
+    default java.util.concurrent.CompletableFuture<byte[]> readAsync(long offset, int len) {
+        try {
+            byte[] b = new byte[len];
+            read(offset, b, 0, len);
+            return java.util.concurrent.CompletableFuture.completedFuture(b);
+        } catch (IOException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
+
     /** Writes several blocks, possibly all in flight at once; returns when every one completed. */
     default void writeAll(List<Write> writes) throws IOException {
         for (Write w : writes) write(w.offset(), w.data(), 0, w.data().length);

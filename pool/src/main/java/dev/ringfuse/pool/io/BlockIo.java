@@ -11,11 +11,17 @@ import dev.ringfuse.pool.space.Allocator;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Blocks on top of devices: compression (kept only if it saves a sector), checksums, ditto copies of
  * metadata, and verification on every read with per-device error counters. Writes of a commit are
- * queued and submitted together by {@link #submit()} (all in flight at once, per device).
+ * queued and submitted together by {@link #submit()} (all in flight at once, per device). Blocks queued or
+ * in flight are readable from memory until they completed (a commit's I/O runs while the next txg reads).
+ * File blocks read are kept in a {@link BlockCache}; {@link #prefetch} starts reads ahead of a sequential
+ * reader, several in flight.
  */
 public final class BlockIo {
     private static final int S = Layout.SECTOR;
@@ -23,6 +29,12 @@ public final class BlockIo {
     private final DeviceStats[] stats;
     private final Allocator allocator;
     private final List<List<BlockDevice.Write>> queued;
+    private final BlockCache cache = new BlockCache(BlockCache.defaultCapacity());
+    /** Sector-padded bytes of blocks queued or being written, by {@link #place}. */
+    private final ConcurrentHashMap<Long, byte[]> pending = new ConcurrentHashMap<>();
+    /** Read-ahead in flight or done but not consumed yet: the raw bytes of the first copy. */
+    private final ConcurrentHashMap<BlockPointer, CompletableFuture<byte[]>> ahead = new ConcurrentHashMap<>();
+    public static final int MAX_AHEAD = Integer.getInteger("pool.readahead.blocks", 32);
 
     public BlockIo(BlockDevice[] devices, Allocator allocator) {
         this.devices = devices;
@@ -39,6 +51,11 @@ public final class BlockIo {
     public DeviceStats stats(int device) { return stats[device]; }
     public BlockDevice device(int i) { return devices[i]; }
     public int deviceCount() { return devices.length; }
+    public BlockCache cache() { return cache; }
+
+    private static long place(int device, long offset) {
+        return offset | device; // offsets are sector multiples: the low 12 bits are free, devices < 64
+    }
 
     /**
      * Prepares a block of {@code len} bytes of {@code data} and queues its writes; returns its pointer.
@@ -49,8 +66,13 @@ public final class BlockIo {
         byte[] stored = comp.compressIfSmaller(data, len, S);
         Compression used = stored == null ? Compression.OFF : comp;
         int psize = stored == null ? len : stored.length;
-        byte[] padded = new byte[(int) Layout.roundUp(psize)];
-        System.arraycopy(stored == null ? data : stored, 0, padded, 0, psize);
+        byte[] padded;
+        if (stored == null && type == BlockType.FILE_DATA && len == data.length && len % S == 0) {
+            padded = data; // the filesystem hands over file blocks it no longer changes: no copy
+        } else {
+            padded = new byte[(int) Layout.roundUp(psize)];
+            System.arraycopy(stored == null ? data : stored, 0, padded, 0, psize);
+        }
         byte[] sum = ck.compute(padded, 0, psize);
         int copies = type.metadata ? 2 : 1;
         Dva[] dvas = allocator.allocate(padded.length, copies, useReserve);
@@ -68,6 +90,7 @@ public final class BlockIo {
 
     private synchronized void queue(Dva d, byte[] padded) {
         queued.get(d.device()).add(new BlockDevice.Write(d.offset(), padded));
+        pending.put(place(d.device(), d.offset()), padded);
     }
 
     /** Submits every queued write (each device's writes all in flight) and waits for them. */
@@ -80,20 +103,47 @@ public final class BlockIo {
                 q.clear();
             }
         }
-        for (int i = 0; i < devices.length; i++) {
-            if (batches.get(i).isEmpty()) continue;
-            try {
-                devices[i].writeAll(batches.get(i));
-            } catch (IOException e) {
-                stats[i].writeErrors.incrementAndGet();
-                throw e;
+        try {
+            for (int i = 0; i < devices.length; i++) {
+                if (batches.get(i).isEmpty()) continue;
+                try {
+                    devices[i].writeAll(batches.get(i));
+                } catch (IOException e) {
+                    stats[i].writeErrors.incrementAndGet();
+                    throw e;
+                }
+            }
+        } finally {
+            // after a failure the pool is suspended: nothing reads these places any more
+            for (int i = 0; i < batches.size(); i++) {
+                for (BlockDevice.Write w : batches.get(i)) pending.remove(place(i, w.offset()), w.data());
             }
         }
     }
 
     /** Drops queued writes (after a failed commit). */
     public synchronized void discardQueued() {
-        for (List<BlockDevice.Write> q : queued) q.clear();
+        for (int i = 0; i < queued.size(); i++) {
+            for (BlockDevice.Write w : queued.get(i)) pending.remove(place(i, w.offset()), w.data());
+            queued.get(i).clear();
+        }
+    }
+
+    /** Forgets a freed block's cached bytes. */
+    public void forget(BlockPointer bp) {
+        if (bp.type() == BlockType.FILE_DATA) cache.remove(bp);
+    }
+
+    /** Starts reading a file block that a sequential reader will want soon (no-op if cached or busy). */
+    public void prefetch(BlockPointer bp) {
+        if (bp.isHole() || bp.type() != BlockType.FILE_DATA || ahead.containsKey(bp)) return;
+        Dva d = bp.dvas()[0];
+        if (d.device() >= devices.length || pending.containsKey(place(d.device(), d.offset())) || cache.contains(bp)) return;
+        if (ahead.size() >= MAX_AHEAD) {
+            ahead.values().removeIf(CompletableFuture::isDone); // unclaimed (the reader went elsewhere)
+            if (ahead.size() >= MAX_AHEAD) return;
+        }
+        ahead.put(bp, devices[d.device()].readAsync(d.offset(), (int) d.asize()));
     }
 
     /** Flushes every device. */
@@ -108,9 +158,82 @@ public final class BlockIo {
         }
     }
 
-    /** Reads and verifies a block, trying each copy; returns its logical bytes. */
+    /**
+     * Reads and verifies a block, trying each copy; returns its logical bytes. File blocks come from and go
+     * to the cache: the array returned may be shared and must not be modified.
+     */
     public byte[] read(BlockPointer bp) throws IOException {
         if (bp.isHole()) throw new IllegalArgumentException("reading a hole");
+        if (bp.type() != BlockType.FILE_DATA) return readCopies(bp);
+        byte[] c = cache.get(bp);
+        if (c != null) return c;
+        byte[] out = null;
+        CompletableFuture<byte[]> f = ahead.remove(bp);
+        if (f != null) {
+            try {
+                out = decodeIfValid(bp, f.get(60, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // the ordinary path below retries, counts and reports the failure
+            }
+        }
+        if (out == null) out = readCopies(bp);
+        cache.put(bp, out);
+        return out;
+    }
+
+    /** The logical bytes of {@code raw} (the first copy) if its checksum matches, else null. */
+    private static byte[] decodeIfValid(BlockPointer bp, byte[] raw) {
+        if (bp.psize() > raw.length || !bp.checksumType().matches(bp.checksum(), raw, 0, bp.psize())) return null;
+        if (bp.compression() == Compression.OFF) return raw.length == bp.lsize() ? raw : java.util.Arrays.copyOf(raw, bp.lsize());
+        try {
+            return bp.compression().decompress(raw, bp.psize(), bp.lsize());
+        } catch (FormatException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Reads and checks single-copy pointers (`pool verify`'s file blocks), all in flight at once; returns per
+     * pointer null or what is wrong, counting errors per device as reads do.
+     */
+    public List<String> verifyAll(List<BlockPointer> bps) {
+        List<CompletableFuture<byte[]>> reads = new ArrayList<>(bps.size());
+        for (BlockPointer bp : bps) {
+            Dva d = bp.dvas()[0];
+            reads.add(d.device() < devices.length ? devices[d.device()].readAsync(d.offset(), (int) d.asize())
+                    : CompletableFuture.failedFuture(new FormatException("block pointer names device " + d.device())));
+        }
+        List<String> out = new ArrayList<>(bps.size());
+        for (int i = 0; i < bps.size(); i++) {
+            BlockPointer bp = bps.get(i);
+            int dev = Math.min(bp.dvas()[0].device(), devices.length - 1);
+            try {
+                byte[] raw = reads.get(i).get(60, TimeUnit.SECONDS);
+                if (decodeIfValid(bp, raw) == null) {
+                    stats[dev].checksumErrors.incrementAndGet();
+                    out.add("checksum mismatch");
+                } else {
+                    out.add(null);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                out.add("interrupted");
+            } catch (Exception e) {
+                stats[dev].readErrors.incrementAndGet();
+                out.add(e.getCause() != null ? e.getCause().getMessage() : e.toString());
+            }
+        }
+        return out;
+    }
+
+    /** Reads and verifies from the devices (or blocks still being written), never from the cache: `pool verify`. */
+    public byte[] readUncached(BlockPointer bp) throws IOException {
+        return readCopies(bp);
+    }
+
+    private byte[] readCopies(BlockPointer bp) throws IOException {
         IOException last = null;
         for (Dva d : bp.dvas()) {
             if (d.isEmpty()) continue;
@@ -118,9 +241,13 @@ public final class BlockIo {
                 last = new FormatException("block pointer names device " + d.device() + " of " + devices.length);
                 continue;
             }
-            byte[] raw = new byte[(int) d.asize()];
+            byte[] raw = pending.get(place(d.device(), d.offset()));
+            if (raw != null && raw.length < d.asize()) raw = null;
             try {
-                devices[d.device()].read(d.offset(), raw, 0, raw.length);
+                if (raw == null) {
+                    raw = new byte[(int) d.asize()];
+                    devices[d.device()].read(d.offset(), raw, 0, raw.length);
+                }
             } catch (IOException e) {
                 stats[d.device()].readErrors.incrementAndGet();
                 last = e;
@@ -133,6 +260,7 @@ public final class BlockIo {
                 continue;
             }
             if (bp.compression() == Compression.OFF) {
+                // a pending array is shared as is: nobody changes a block once it is queued
                 return raw.length == bp.lsize() ? raw : java.util.Arrays.copyOf(raw, bp.lsize());
             }
             try {

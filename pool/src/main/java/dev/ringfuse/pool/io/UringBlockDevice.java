@@ -25,6 +25,11 @@ import java.util.concurrent.TimeoutException;
  * thing between a completed write and the medium. Buffers are page-aligned native memory; a batch of writes
  * is submitted at once, all in flight together. Every operation has a deadline: a device that stops
  * answering makes I/O fail with EIO-like errors instead of hanging callers.
+ *
+ * <p>I/O of up to a record (1 MiB) goes through <b>registered buffers</b> (IORING_REGISTER_BUFFERS,
+ * READ_FIXED/WRITE_FIXED: the kernel pins them once instead of on every request); a batch keeps as many writes
+ * in flight as there are free buffers, finishing the oldest to free one. When none is free, or registration
+ * was refused (RLIMIT_MEMLOCK), a request uses a buffer of its own.
  */
 public final class UringBlockDevice implements BlockDevice {
     private static final long DEADLINE_SECONDS = 60;
@@ -35,6 +40,11 @@ public final class UringBlockDevice implements BlockDevice {
     private final int alignment;
     private final boolean direct;
     private java.nio.channels.FileChannel lockChannel;
+    static final int FIXED_SIZE = 1 << 20;
+    static final int FIXED_COUNT = Integer.getInteger("pool.uring.buffers", 32);
+    private Arena fixedArena;
+    private MemorySegment[] fixed = new MemorySegment[0];
+    private final java.util.concurrent.ConcurrentLinkedQueue<Integer> freeFixed = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private UringBlockDevice(Path path, UringLoop loop, AsyncFile file, long size, int alignment, boolean direct) {
         this.path = path;
@@ -43,6 +53,32 @@ public final class UringBlockDevice implements BlockDevice {
         this.size = size;
         this.alignment = alignment;
         this.direct = direct;
+        registerBuffers();
+    }
+
+    private void registerBuffers() {
+        if (FIXED_COUNT <= 0) return;
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment[] bufs = new MemorySegment[FIXED_COUNT];
+            for (int i = 0; i < bufs.length; i++) bufs[i] = arena.allocate(FIXED_SIZE, 4096);
+            loop.registerBuffers(bufs);
+            fixed = bufs;
+            fixedArena = arena;
+            for (int i = 0; i < bufs.length; i++) freeFixed.add(i);
+        } catch (UringException | RuntimeException e) {
+            arena.close(); // plain buffers per request still work
+        }
+    }
+
+    /** Registered buffers in use (0 when idle): tests check that none leaks. */
+    public int fixedInUse() { return fixed.length - freeFixed.size(); }
+
+    /** Whether buffers are registered with the ring. */
+    public boolean registered() { return fixed.length > 0; }
+
+    private Integer lease(int len) {
+        return len <= FIXED_SIZE ? freeFixed.poll() : null;
     }
 
     /** Opens {@code path} read-write with O_DIRECT (falling back to buffered I/O where O_DIRECT is refused). */
@@ -105,6 +141,24 @@ public final class UringBlockDevice implements BlockDevice {
     @Override
     public void read(long offset, byte[] dst, int off, int len) throws IOException {
         checkRange(offset, len);
+        Integer idx = lease(len);
+        if (idx != null) {
+            MemorySegment buf = fixed[idx].asSlice(0, len);
+            CompletableFuture<Integer> f = null;
+            try {
+                int done = 0;
+                while (done < len) {
+                    f = file.readFixed(buf.asSlice(done), offset + done, idx);
+                    int n = await(f);
+                    if (n == 0) throw new IOException(name() + ": short read at " + (offset + done));
+                    done += n;
+                }
+                MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, dst, off, len);
+            } finally {
+                if (f == null || f.isDone()) freeFixed.add(idx); // a timed-out request keeps its buffer
+            }
+            return;
+        }
         {
             // an automatic arena: the request holds the buffer until its completion, so memory is never
             // freed under the kernel, even when a wait ends early
@@ -120,40 +174,84 @@ public final class UringBlockDevice implements BlockDevice {
     }
 
     @Override
+    public CompletableFuture<byte[]> readAsync(long offset, int len) {
+        try {
+            checkRange(offset, len);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Integer idx = lease(len);
+        if (idx != null) {
+            MemorySegment buf = fixed[idx].asSlice(0, len);
+            return file.readFixed(buf, offset, idx).handle((n, err) -> {
+                try {
+                    if (err != null) throw new CompletionException(err);
+                    if (n != len) throw new CompletionException(new IOException(name() + ": short read at " + offset));
+                    return buf.toArray(ValueLayout.JAVA_BYTE);
+                } finally {
+                    freeFixed.add(idx);
+                }
+            });
+        }
+        MemorySegment buf = Arena.ofAuto().allocate(len, 4096);
+        return file.read(buf, offset).thenApply(n -> {
+            byte[] out = new byte[len];
+            // a short read (rare) is finished by the synchronous path of the caller
+            MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, out, 0, n == len ? len : 0);
+            if (n != len) throw new CompletionException(new IOException(name() + ": short read at " + offset));
+            return out;
+        });
+    }
+
+    @Override
     public void write(long offset, byte[] src, int off, int len) throws IOException {
         writeAll(List.of(new Write(offset, java.util.Arrays.copyOfRange(src, off, off + len))));
     }
 
+    /** One write of a batch in flight: its buffer, the registered buffer's index (or null), its future. */
+    private record InFlight(Write w, MemorySegment buf, Integer idx, CompletableFuture<Integer> f) {}
+
     @Override
     public void writeAll(List<Write> writes) throws IOException {
         for (Write w : writes) checkRange(w.offset(), w.data().length);
-        {
-            Arena arena = Arena.ofAuto();
-            List<CompletableFuture<Integer>> inFlight = new ArrayList<>(writes.size());
-            List<MemorySegment> bufs = new ArrayList<>(writes.size());
+        java.util.ArrayDeque<InFlight> inFlight = new java.util.ArrayDeque<>();
+        IOException first = null;
+        try {
             for (Write w : writes) {
-                MemorySegment buf = arena.allocate(w.data().length, 4096);
-                MemorySegment.copy(w.data(), 0, buf, ValueLayout.JAVA_BYTE, 0, w.data().length);
-                bufs.add(buf);
-                inFlight.add(file.write(buf, w.offset()));
-            }
-            IOException first = null;
-            for (int i = 0; i < writes.size(); i++) {
-                try {
-                    int n = await(inFlight.get(i));
-                    Write w = writes.get(i);
-                    int done = n;
-                    while (done < w.data().length) { // short write: rare, finish it synchronously
-                        int m = await(file.write(bufs.get(i).asSlice(done), w.offset() + done));
-                        if (m == 0) throw new IOException(name() + ": no progress writing at " + (w.offset() + done));
-                        done += m;
-                    }
-                } catch (IOException e) {
-                    if (first == null) first = e;
+                int len = w.data().length;
+                Integer idx = lease(len);
+                // all registered buffers busy: finish the oldest writes (they are ahead in the device queue anyway)
+                while (idx == null && len <= FIXED_SIZE && fixed.length > 0 && !inFlight.isEmpty()) {
+                    first = finish(inFlight.poll(), first);
+                    idx = lease(len);
                 }
+                MemorySegment buf = idx != null ? fixed[idx].asSlice(0, len) : Arena.ofAuto().allocate(len, 4096);
+                MemorySegment.copy(w.data(), 0, buf, ValueLayout.JAVA_BYTE, 0, len);
+                inFlight.add(new InFlight(w, buf, idx, idx != null ? file.writeFixed(buf, w.offset(), idx) : file.write(buf, w.offset())));
             }
-            if (first != null) throw first;
+        } finally {
+            while (!inFlight.isEmpty()) first = finish(inFlight.poll(), first);
         }
+        if (first != null) throw first;
+    }
+
+    /** Waits for one write (finishing a short one), frees its registered buffer; returns the first error so far. */
+    private IOException finish(InFlight op, IOException first) {
+        CompletableFuture<Integer> last = op.f();
+        try {
+            int done = await(op.f());
+            while (done < op.w().data().length) { // short write: rare, finish it synchronously
+                last = file.write(op.buf().asSlice(done), op.w().offset() + done);
+                int m = await(last);
+                if (m == 0) throw new IOException(name() + ": no progress writing at " + (op.w().offset() + done));
+                done += m;
+            }
+        } catch (IOException e) {
+            if (first == null) first = e;
+        } finally {
+            if (op.idx() != null && op.f().isDone() && last.isDone()) freeFixed.add(op.idx());
+        }
+        return first;
     }
 
     @Override
@@ -185,6 +283,7 @@ public final class UringBlockDevice implements BlockDevice {
             file.close();
         } finally {
             loop.close();
+            if (fixedArena != null) fixedArena.close(); // the ring (and its registration) is gone
             if (lockChannel != null) lockChannel.close();
         }
     }

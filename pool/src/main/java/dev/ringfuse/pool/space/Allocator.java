@@ -19,6 +19,8 @@ public final class Allocator {
     private final List<Extent> allocated = new ArrayList<>();
     private final List<Extent> freed = new ArrayList<>();
     private List<Extent> deferred = new ArrayList<>();
+    /** Frees of the txg whose I/O is in flight (between {@link #beginCommit} and {@link #committed}). */
+    private List<Extent> committing;
     private int nextDevice;
 
     public Allocator(SpaceMap[] maps) {
@@ -99,12 +101,28 @@ public final class Allocator {
     public synchronized List<Extent> allocatedThisTxg() { return List.copyOf(allocated); }
     public synchronized List<Extent> freedThisTxg() { return List.copyOf(freed); }
 
-    /** Called once txg t's uberblock is durable: frees of t-1 become allocatable; t's wait for t+1. */
-    public synchronized void committed() {
-        for (Extent e : deferred) maps[e.device()].add(e.offset(), e.length());
-        deferred = new ArrayList<>(freed);
+    /**
+     * Closes txg t's records once its space log block is built: frees from now on belong to t+1 (the
+     * filesystem goes on changing trees while t's blocks are written).
+     */
+    public synchronized void beginCommit() {
+        committing = new ArrayList<>(freed);
         allocated.clear();
         freed.clear();
+    }
+
+    /** Called once txg t's uberblock is durable: frees of t-1 become allocatable; t's wait for t+1. */
+    public synchronized void committed() {
+        if (committing == null) beginCommit();
+        for (Extent e : deferred) maps[e.device()].add(e.offset(), e.length());
+        deferred = committing;
+        committing = null;
+    }
+
+    /** After a failed commit (the pool is suspended): nothing more is released. */
+    public synchronized void abortCommit() {
+        if (committing != null) freed.addAll(committing);
+        committing = null;
     }
 
     /**
@@ -132,6 +150,7 @@ public final class Allocator {
         long n = 0;
         for (Extent e : deferred) n += e.length();
         for (Extent e : freed) n += e.length();
+        if (committing != null) for (Extent e : committing) n += e.length();
         return n;
     }
 

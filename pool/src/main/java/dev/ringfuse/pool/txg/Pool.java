@@ -34,18 +34,19 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Pool implements AutoCloseable {
     public static final long ROOT_DATASET = 1;
     private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock commitLock = new ReentrantLock();
     private final BlockIo io;
     private final List<BlockDevice> devices;
     private List<Label> labels;
     private final DatasetDir dir;
     private final Map<Long, Dataset> open = new HashMap<>();
-    private long txg;
-    private BlockPointer mosBp;
+    private volatile long txg;
+    private volatile BlockPointer mosBp;
     private BlockPointer spaceLogHead;
     private long spaceLogLength;
     private long nextDatasetId;
-    private boolean changed;
-    private IOException suspended;
+    private volatile boolean changed;
+    private volatile IOException suspended;
     private boolean closed;
 
     private Pool(BlockIo io, List<BlockDevice> devices, List<Label> labels, DatasetDir dir, long txg, BlockPointer mosBp,
@@ -205,15 +206,32 @@ public final class Pool implements AutoCloseable {
     /**
      * Commits the open txg: sync hooks, trees, dataset heads, directory, space log, MOS; flush; uberblock;
      * flush. Returns once the new state is durable. A no-op when nothing changed.
+     *
+     * <p>Two phases: the blocks are built under the pool lock (a consistent cut), then written, flushed and
+     * made current under {@link #commitLock} alone, so that requests (the next txg) go on while the device
+     * works. Blocks still being written are read from memory ({@link BlockIo}). Lock order: pool lock, then
+     * commit lock; one commit in flight at a time. A caller holding the pool lock commits synchronously.
      */
     public void commit() throws IOException {
+        Uberblock ub;
+        BlockPointer log;
+        long newLength;
         lock.lock();
         try {
-            checkUsable();
-            for (Dataset ds : open.values()) if (ds.hook != null) ds.hook.sync(txg + 1);
-            if (!changed && !anyDirty()) return;
-            long t = txg + 1;
+            commitLock.lock(); // waits for the previous commit's I/O
             try {
+                checkUsable();
+                for (Dataset ds : open.values()) if (ds.hook != null) ds.hook.sync(txg + 1);
+            } catch (IOException | RuntimeException e) {
+                commitLock.unlock();
+                throw e;
+            }
+            if (!changed && !anyDirty()) {
+                commitLock.unlock();
+                return;
+            }
+            try {
+                long t = txg + 1;
                 for (Dataset ds : open.values()) {
                     if (!ds.tree.dirty() && ds.logicalBytes == ds.head.logicalBytes() && ds.physicalBytes == ds.head.physicalBytes()) continue;
                     ds.head = ds.head.withRoot(ds.commitTree(t), ds.logicalBytes, ds.physicalBytes);
@@ -224,29 +242,47 @@ public final class Pool implements AutoCloseable {
                 Dva[] mosDvas = io.allocator().allocate(MosBlock.SIZE, 2, true);
                 if (mosDvas == null) throw new NoSpaceException("no room for the MOS block");
                 boolean condense = spaceLogLength >= SpaceLog.condenseAfter();
-                BlockPointer log = condense ? SpaceLog.condense(io, t, spaceLogHead) : SpaceLog.append(io, t, spaceLogHead);
-                long newLength = condense ? 1 : spaceLogLength + 1;
+                log = condense ? SpaceLog.condense(io, t, spaceLogHead) : SpaceLog.append(io, t, spaceLogHead);
+                newLength = condense ? 1 : spaceLogLength + 1;
                 long allocated = io.allocator().capacity() - io.allocator().freeBytes();
                 MosBlock mos = new MosBlock(t, dirRoot, log, allocated, nextDatasetId, newLength);
                 BlockPointer newMos = io.writeAt(mosDvas, BlockType.MOS, mos.encode(), t);
-                io.submit();
-                io.flush();
-                Labels.writeUberblock(io, labels, new Uberblock(t, guid(), System.currentTimeMillis(), labels.getFirst().guidSum(), newMos));
-                txg = t;
-                mosBp = newMos;
-                spaceLogHead = log;
-                spaceLogLength = newLength;
+                io.allocator().beginCommit();
                 changed = false;
-                io.allocator().committed();
+                ub = new Uberblock(t, guid(), System.currentTimeMillis(), labels.getFirst().guidSum(), newMos);
             } catch (IOException | RuntimeException e) {
-                io.discardQueued();
-                suspended = e instanceof IOException ioe ? ioe : new IOException(e);
+                fail(e);
+                commitLock.unlock();
                 throw suspended;
             }
         } finally {
             lock.unlock();
         }
+        try {
+            io.submit();
+            io.flush();
+            Labels.writeUberblock(io, labels, ub);
+            mosBp = ub.mos();
+            spaceLogHead = log;
+            spaceLogLength = newLength;
+            io.allocator().committed();
+            txg = ub.txg();
+        } catch (IOException | RuntimeException e) {
+            fail(e);
+            throw suspended;
+        } finally {
+            commitLock.unlock();
+        }
     }
+
+    private void fail(Exception e) {
+        io.discardQueued();
+        io.allocator().abortCommit();
+        suspended = e instanceof IOException ioe ? ioe : new IOException(e);
+    }
+
+    /** Held by a commit from its start until its uberblock is durable; see {@link #commit()}. */
+    ReentrantLock commitLock() { return commitLock; }
 
     private boolean anyDirty() {
         if (dir.tree().dirty()) return true;

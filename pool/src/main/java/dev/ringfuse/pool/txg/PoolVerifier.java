@@ -39,12 +39,14 @@ public final class PoolVerifier {
 
     /** Commits pending changes, then verifies; {@code progress} receives bytes read so far. */
     public static Report verify(Pool pool, LongConsumer progress) throws IOException {
-        pool.commit();
         pool.lock().lock();
+        pool.commitLock().lock(); // no commit's I/O in flight while the walk compares trees and space
         try {
+            pool.commit();
             PoolVerifier v = new PoolVerifier(pool);
             return v.run(progress == null ? x -> { } : progress);
         } finally {
+            pool.commitLock().unlock();
             pool.lock().unlock();
         }
     }
@@ -73,7 +75,7 @@ public final class PoolVerifier {
                     try {
                         BlockPointer bp = BlockPointer.fromBytes(v);
                         if (bp.type() != BlockType.FILE_DATA) errors.add("dataset " + id + ": data key points at " + bp.type());
-                        block(bp, progress);
+                        dataBlock(bp, progress);
                     } catch (FormatException e) {
                         errors.add("dataset " + id + " " + k + ": " + e.getMessage());
                     }
@@ -81,6 +83,7 @@ public final class PoolVerifier {
                 return true;
             });
         }
+        flushBatch(progress);
         BlockPointer log = pool.spaceLogHead();
         while (!log.isHole()) {
             if (!block(log, progress)) break;
@@ -99,6 +102,35 @@ public final class PoolVerifier {
         }
     }
 
+    /** File blocks' copies waiting to be read together (the device sees many requests at once). */
+    private final List<BlockPointer> batch = new ArrayList<>();
+    private static final int BATCH = 64;
+
+    /** Queues every copy of a file block for {@link #flushBatch}. */
+    private void dataBlock(BlockPointer bp, LongConsumer progress) {
+        blocks++;
+        for (Dva d : bp.dvas()) {
+            if (d.isEmpty()) continue;
+            live.add(d);
+            batch.add(new BlockPointer(new Dva[] {d, Dva.EMPTY, Dva.EMPTY}, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
+                    bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum()));
+        }
+        if (bp.birth() > pool.txg()) errors.add(bp + ": born after the pool's txg " + pool.txg());
+        if (batch.size() >= BATCH) flushBatch(progress);
+    }
+
+    private void flushBatch(LongConsumer progress) {
+        if (batch.isEmpty()) return;
+        List<String> res = io.verifyAll(batch);
+        for (int i = 0; i < batch.size(); i++) {
+            Dva d = batch.get(i).dvas()[0];
+            if (res.get(i) != null) errors.add("copy " + d.device() + ":" + d.offset() + " of " + batch.get(i) + ": " + res.get(i));
+            bytes += d.asize();
+        }
+        progress.accept(bytes);
+        batch.clear();
+    }
+
     /** Reads every copy of {@code bp} separately and checks it; true when at least one copy is good. */
     private boolean block(BlockPointer bp, LongConsumer progress) {
         boolean ok = false;
@@ -110,7 +142,7 @@ public final class PoolVerifier {
             BlockPointer single = new BlockPointer(only, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
                     bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum());
             try {
-                io.read(single);
+                io.readUncached(single);
                 ok = true;
             } catch (IOException e) {
                 errors.add("copy " + d.device() + ":" + d.offset() + " of " + bp + ": " + e.getMessage());
