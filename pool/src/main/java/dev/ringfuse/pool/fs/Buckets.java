@@ -16,7 +16,20 @@ final class Buckets {
 
     record Dirent(byte[] name, long ino, int dtype) {}
 
-    record Xattr(byte[] name, byte[] value) {}
+    /**
+     * An xattr entry: inline {@code value}, or (value null) stored out of line in chunks of slot
+     * {@code slot}, {@code bigLength} bytes long (see {@link Xattrs}).
+     */
+    record Xattr(byte[] name, byte[] value, int slot, int bigLength) {
+        Xattr(byte[] name, byte[] value) {
+            this(name, value, 0, 0);
+        }
+
+        boolean big() { return value == null; }
+    }
+
+    /** Length word of an out-of-line entry: bit 31 set, slot in bits 24..30, length below. */
+    static final int BIG = 0x80000000;
 
     static List<Dirent> dirents(byte[] v) throws FormatException {
         List<Dirent> out = new ArrayList<>();
@@ -52,7 +65,12 @@ final class Buckets {
             while (b.hasRemaining()) {
                 byte[] n = new byte[b.getShort() & 0xFFFF];
                 b.get(n);
-                byte[] val = new byte[b.getInt()];
+                int len = b.getInt();
+                if ((len & BIG) != 0) {
+                    out.add(new Xattr(n, null, (len >>> 24) & 0x7F, len & 0xFFFFFF));
+                    continue;
+                }
+                byte[] val = new byte[len];
                 b.get(val);
                 out.add(new Xattr(n, val));
             }
@@ -64,9 +82,13 @@ final class Buckets {
 
     static byte[] xattrs(List<Xattr> list) {
         int size = 0;
-        for (Xattr x : list) size += 6 + x.name().length + x.value().length;
+        for (Xattr x : list) size += 6 + x.name().length + (x.big() ? 0 : x.value().length);
         ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
-        for (Xattr x : list) b.putShort((short) x.name().length).put(x.name()).putInt(x.value().length).put(x.value());
+        for (Xattr x : list) {
+            b.putShort((short) x.name().length).put(x.name());
+            if (x.big()) b.putInt(BIG | x.slot() << 24 | x.bigLength());
+            else b.putInt(x.value().length).put(x.value());
+        }
         return b.array();
     }
 }

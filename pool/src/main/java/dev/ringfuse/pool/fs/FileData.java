@@ -50,15 +50,21 @@ final class FileData {
 
     private BTree tree() { return ds.tree(); }
 
-    /** The block's current bytes (blocksize long), or null for a hole. */
+    /**
+     * The block's current bytes (at least blocksize long; a stored block's array is shared with the cache
+     * and must not be changed), or null for a hole.
+     */
     private byte[] block(Inode n, long idx) throws IOException {
         TreeMap<Long, byte[]> m = dirty.get(n.ino);
-        if (m != null && m.containsKey(idx)) return m.get(idx);
+        if (m != null) {
+            byte[] d = m.get(idx);
+            if (d != null) return d;
+        }
         byte[] v = tree().get(new Key(n.ino, DATA, idx));
         if (v == null) return null;
         byte[] data = ds.pool().io().read(BlockPointer.fromBytes(v));
         int bs = blocksize(n);
-        return data.length == bs ? data : java.util.Arrays.copyOf(data, bs);
+        return data.length >= bs ? data : java.util.Arrays.copyOf(data, bs);
     }
 
     private byte[] dirtyBlock(Inode n, long idx) throws IOException {
@@ -66,17 +72,26 @@ final class FileData {
         byte[] b = m.get(idx);
         if (b == null) {
             byte[] cur = block(n, idx);
-            b = cur == null ? new byte[blocksize(n)] : cur;
+            int bs = blocksize(n);
+            b = cur == null ? new byte[bs] : java.util.Arrays.copyOf(cur, bs); // never change a cached block
             m.put(idx, b);
             dirtyBytes += b.length;
         }
         return b;
     }
 
+    /** Where each inode's last read ended: a read starting there is sequential and reads ahead. */
+    private final Map<Long, Long> readEnds = new HashMap<>();
+    /** Bytes read ahead of a sequential reader (several blocks in flight). */
+    static final long READ_AHEAD = Long.getLong("pool.readahead.bytes", 4L << 20);
+
     int read(Inode n, long off, byte[] dst, int len) throws IOException {
         if (off >= n.size) return 0;
         int want = (int) Math.min(len, n.size - off);
         int bs = blocksize(n);
+        Long end = readEnds.put(n.ino, off + want);
+        if (readEnds.size() > 4096) readEnds.clear();
+        if (end != null && end == off) readAhead(n, (off + want) / bs, bs);
         int done = 0;
         while (done < want) {
             long pos = off + done;
@@ -89,6 +104,19 @@ final class FileData {
             done += k;
         }
         return want;
+    }
+
+    /** Starts reads of the stored blocks from {@code idx} over the next {@link #READ_AHEAD} bytes. */
+    private void readAhead(Inode n, long idx, int bs) throws IOException {
+        // half the in-flight limit per stream: a second reader still gets room
+        long blocks = Math.max(1, Math.min(READ_AHEAD / bs, dev.ringfuse.pool.io.BlockIo.MAX_AHEAD / 2));
+        long last = Math.min((n.size - 1) / bs, idx + blocks - 1);
+        if (last < idx) return;
+        TreeMap<Long, byte[]> m = dirty.get(n.ino);
+        tree().scan(new Key(n.ino, DATA, idx), new Key(n.ino, DATA, last + 1), (k, v) -> {
+            if (m == null || !m.containsKey(k.off())) ds.pool().io().prefetch(BlockPointer.fromBytes(v));
+            return true;
+        });
     }
 
     void write(Inode n, long off, byte[] src, int len) throws IOException {
@@ -167,6 +195,7 @@ final class FileData {
 
     private void free(Inode n, BlockPointer bp) {
         ds.pool().io().allocator().free(bp.dvas());
+        ds.pool().io().forget(bp);
         n.allocated -= bp.allocated();
         ds.account(-bp.lsize(), -bp.allocated());
     }

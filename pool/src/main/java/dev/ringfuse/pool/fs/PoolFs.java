@@ -97,6 +97,22 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         timer.scheduleWithFixedDelay(this::timedCommit, commitSeconds, commitSeconds, TimeUnit.SECONDS);
     }
 
+    private final java.util.concurrent.atomic.AtomicBoolean commitQueued = new java.util.concurrent.atomic.AtomicBoolean();
+
+    @Override
+    void commitSoon() {
+        ScheduledExecutorService t = timer;
+        if (t == null || !commitQueued.compareAndSet(false, true)) return;
+        try {
+            t.execute(() -> {
+                commitQueued.set(false);
+                timedCommit();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            commitQueued.set(false); // shutting down: close() commits
+        }
+    }
+
     private void timedCommit() {
         try {
             pool.commit();

@@ -46,6 +46,9 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     abstract void commitThen(StatusReply reply);
 
+    /** Starts a commit in the background (once; no-op if one is queued). */
+    abstract void commitSoon();
+
     Attr attr(Inode n) {
         return n.attr(n.isFile() ? data.dirtyBytes(n.ino) : 0);
     }
@@ -92,7 +95,9 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
             data.write(n, at, bytes, bytes.length);
             n.touchTimes(true, true);
             inodes.put(n);
-            if (data.dirtyBytes() > DIRTY_LIMIT) pool.commit();
+            long dirty = data.dirtyBytes();
+            if (dirty > DIRTY_LIMIT) pool.commit(); // memory bound: this writer waits
+            else if (dirty > DIRTY_LIMIT / 4) commitSoon(); // the device writes while writers go on
             reply.count(bytes.length);
         });
     }

@@ -35,10 +35,14 @@ class PoolFsMountTest {
     Path tmp;
 
     static <T> T mounted(Pool pool, String ds, Path mp, java.util.concurrent.Callable<T> work) throws Exception {
+        return mounted(pool, ds, mp, work, Duration.ofSeconds(200));
+    }
+
+    static <T> T mounted(Pool pool, String ds, Path mp, java.util.concurrent.Callable<T> work, Duration limit) throws Exception {
         PoolFs fs = new PoolFs(pool.dataset(ds), false);
         Mount m = MountedFsKit.withTimeout(Duration.ofSeconds(30), mp, () -> Fuse.mount(mp, fs, MountOptions.defaults()));
         try {
-            return MountedFsKit.withTimeout(Duration.ofSeconds(200), mp, work);
+            return MountedFsKit.withTimeout(limit, mp, work);
         } finally {
             MountedFsKit.closeOrForce(m, mp, Duration.ofSeconds(20));
         }
