@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the pool's random power-cut test with many crash points (default 10,000), half with every
 # unflushed write kept in order (PREFIX), half with a random subset of unflushed sectors (SUBSET).
-# Usage: pool/crash-soak.sh [POINTS] [SEED]      (from the repository root)
+# Then (unless BIGDIR=0) a directory of BIGDIR entries (default 1,000,000) through a mount: created, listed,
+# looked up, exported and imported (BigDirectoryTest; `mvn verify` runs it with 20,000).
+# Usage: [BIGDIR=N] pool/crash-soak.sh [POINTS] [SEED]      (from the repository root)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 POINTS=${1:-10000}
@@ -12,3 +14,10 @@ echo "crash soak: $POINTS points, master seed $SEED"
 mvn -B -q -pl pool -am verify -Dtest=CrashPointTest -Dsurefire.failIfNoSpecifiedTests=false \
     -Dpool.crash.points="$POINTS" -Dpool.crash.seed="$SEED" -Dsurefire.timeout=0
 cat pool/target/surefire-reports/dev.ringfuse.pool.txg.CrashPointTest-output.txt
+BIGDIR=${BIGDIR:-1000000}
+if [ "$BIGDIR" != 0 ]; then
+  echo "big directory: $BIGDIR entries"
+  mvn -B -q -pl pool -am verify -Dtest=BigDirectoryTest -Dsurefire.failIfNoSpecifiedTests=false \
+      -Dpool.bigdir.entries="$BIGDIR" -Dsurefire.timeout=0
+  cat pool/target/surefire-reports/dev.ringfuse.pool.fs.BigDirectoryTest-output.txt
+fi
