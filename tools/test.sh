@@ -2,7 +2,8 @@
 # The project's test command (`./ringfuse test`): installs what the tests need, enables FUSE-over-io_uring,
 # runs every module's tests on real mounts, then the external suites (pjdfstest, go-fuse posixtest)
 # against memfs and passthrough (kernel passthrough on and off), each with and without default_permissions,
-# and ends with one summary line.
+# sql (SQLite; PostgreSQL on one transport) and a pool dataset (then `pool verify`), and ends with one
+# summary line.
 #   --no-external   skip the external suites
 #   --no-bench      skip the smoke run of the fio benchmark harness
 #   --no-examples   skip examples/run.sh (install into target/examples-m2, build and run the examples)
@@ -124,7 +125,7 @@ pg_stop() { # dir
   local bin; bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
   setpriv --reuid=postgres --regid=postgres --init-groups "$bin/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null 2>&1 || true
 }
-run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off, sql-sqlite, sql-pg] [variant: dp, nodp]
+run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off, sql-sqlite, sql-pg, pool] [variant: dp, nodp]
   local transport=$1 fs=${2:-memfs} variant=${3:-dp} mnt server pid rc=0 src= args opts=allow_other label
   # nodp: no_default_permissions, the filesystem checks every permission itself (memfs, passthrough as
   # the caller); the suites switch users, so they see whether it does
@@ -138,6 +139,12 @@ run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off
     sql-pg) src=$(mktemp -d /tmp/ringfuse-pg-XXXXXX)
       pg_start "$src" || { echo "PostgreSQL did not start:"; cat "$src"/*.log "$src/log" 2>/dev/null; ext_status=1; rm -rf "$src"; return; }
       args=(sql "$PG_URL" "$mnt") ;;
+    pool) # a dataset (lz4) of a pool on a fresh sparse image, registered in a private pool list
+      src=$(mktemp -d /tmp/ringfuse-pool-XXXXXX); export RINGFUSE_POOLS=$src/pools
+      "$RINGFUSE_HOME/ringfuse" pool create ext "$src/ext.img" --size 1G >"$src/create.log" 2>&1 \
+        && "$RINGFUSE_HOME/ringfuse" fs create ext/suites -o compression=lz4 >>"$src/create.log" 2>&1 \
+        || { echo "pool create failed:"; cat "$src/create.log"; ext_status=1; rm -rf "$src"; unset RINGFUSE_POOLS; return; }
+      args=(pool ext/suites "$mnt") ;;
     *) args=("$fs" "$mnt") ;;
   esac
   "$RINGFUSE_HOME/ringfuse" mount "${args[@]}" --transport "$transport" -o "$opts" >"$server" 2>&1 &
@@ -159,6 +166,11 @@ run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off
   if grep -qs " $mnt " /proc/self/mounts; then echo "$fs left mounted: unmounting"; umount -l "$mnt"; rc=1; fi
   rmdir "$mnt" 2>/dev/null || true
   [ "$fs" != sql-pg ] || pg_stop "$src"
+  if [ "$fs" = pool ]; then # what the suites left must verify clean after the server committed and exited
+    "$RINGFUSE_HOME/ringfuse" pool verify ext >"$LOGDIR/$label-verify.log" 2>&1 || { echo "pool verify failed:"; tail -20 "$LOGDIR/$label-verify.log"; rc=1; }
+    "$RINGFUSE_HOME/ringfuse" pool destroy ext >/dev/null 2>&1 || true
+    unset RINGFUSE_POOLS
+  fi
   [ -z "$src" ] || rm -rf "$src"
   [ $rc = 0 ] || ext_status=1
 }
@@ -171,11 +183,11 @@ tally() {
 }
 if [ $external = 1 ]; then
   for t in ${RINGFUSE_TRANSPORTS:-dev uring}; do
-    for f in ${RINGFUSE_EXTERNAL_FS:-memfs passthrough-on passthrough-off sql-sqlite}; do
+    for f in ${RINGFUSE_EXTERNAL_FS:-memfs passthrough-on passthrough-off sql-sqlite pool}; do
       # every filesystem twice: with default_permissions (the kernel checks) and without (it checks);
       # a run of both suites takes about 20 s
       variants=${RINGFUSE_EXTERNAL_VARIANTS:-dp nodp}
-      case $f in sql-*) variants=dp ;; esac   # sql leaves permission checks to the kernel (default_permissions)
+      case $f in sql-*|pool) variants=dp ;; esac   # sql and pool leave permission checks to the kernel (default_permissions)
       for v in $variants; do
         log "external suites on $f, transport $t, $([ "$v" = nodp ] && echo no_default_permissions || echo default_permissions)"
         run_external "$t" "$f" "$v"
