@@ -166,7 +166,7 @@ final class FileData {
     }
 
     private void free(Inode n, BlockPointer bp) {
-        ds.pool().io().allocator().free(bp.dvas());
+        ds.free(bp);
         n.allocated -= bp.allocated();
         ds.account(-bp.lsize(), -bp.allocated());
     }

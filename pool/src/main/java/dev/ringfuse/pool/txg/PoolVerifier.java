@@ -30,6 +30,8 @@ public final class PoolVerifier {
     private final BlockIo io;
     private final List<Dva> live = new ArrayList<>();
     private final List<String> errors = new ArrayList<>();
+    /** Blocks seen so far by their first copy: snapshots and clones share blocks, each is counted once. */
+    private final java.util.Map<Key, BlockPointer> seen = new java.util.HashMap<>();
     private long blocks, bytes;
 
     private PoolVerifier(Pool pool) {
@@ -54,16 +56,19 @@ public final class PoolVerifier {
         block(mos, progress);
         BTree dirTree = pool.directory().tree();
         List<Long> ids = new ArrayList<>();
+        List<BlockPointer> dead = new ArrayList<>();
         tree(dirTree, progress, (k, v) -> {
             if (k.type() == DatasetDir.HEAD) ids.add(k.obj());
+            if (k.type() == DatasetDir.DEADLIST) dead.add(BlockPointer.fromBytes(v));
             return true;
         });
         for (long id : ids) {
-            BlockPointer root = pool.directory().head(id).root();
+            var head = pool.directory().head(id);
+            BlockPointer root = head.root();
             if (root.isHole()) continue;
             BTree t;
             try {
-                t = new BTree(io, id, root);
+                t = new BTree(io, Snapshots.treeId(pool.directory(), id, head), root);
             } catch (IOException e) {
                 errors.add("dataset " + id + ": root unreadable: " + e.getMessage());
                 continue;
@@ -80,6 +85,9 @@ public final class PoolVerifier {
                 }
                 return true;
             });
+        }
+        for (BlockPointer bp : dead) {
+            if (!bp.equals(seen.get(DatasetDir.deadKey(0, bp)))) errors.add("dead list block " + bp + " is referenced by no snapshot");
         }
         BlockPointer log = pool.spaceLogHead();
         while (!log.isHole()) {
@@ -101,6 +109,13 @@ public final class PoolVerifier {
 
     /** Reads every copy of {@code bp} separately and checks it; true when at least one copy is good. */
     private boolean block(BlockPointer bp, LongConsumer progress) {
+        if (!bp.dvas()[0].isEmpty()) {
+            BlockPointer before = seen.putIfAbsent(DatasetDir.deadKey(0, bp), bp);
+            if (before != null) {
+                if (!before.equals(bp)) errors.add("two different block pointers name " + bp.dvas()[0] + ": " + before + " and " + bp);
+                return true;
+            }
+        }
         boolean ok = false;
         blocks++;
         for (Dva d : bp.dvas()) {
