@@ -10,4 +10,5 @@ module dev.ringfuse.pool {
     exports dev.ringfuse.pool.txg;
     exports dev.ringfuse.pool.fs;
     exports dev.ringfuse.pool.admin;
+    exports dev.ringfuse.pool.send;
 }

@@ -23,9 +23,12 @@ final class Filesystems {
     static LowLevelFileSystem poolDataset(String source) {
         if (source == null || !source.contains("/")) throw new IllegalArgumentException("pool takes POOL/NAME <mountpoint>");
         try {
-            dev.ringfuse.pool.txg.Pool p = PoolCommand.admin().open(source.substring(0, source.indexOf('/')));
+            var admin = PoolCommand.admin();
+            dev.ringfuse.pool.txg.Pool p = admin.open(source.substring(0, source.indexOf('/')));
             try {
-                return new dev.ringfuse.pool.fs.PoolFs(p.dataset(source), true);
+                var live = new dev.ringfuse.pool.fs.PoolFs(p.dataset(source), true);
+                // snapshot, rollback and clone of a mounted pool are done by this process (it holds the devices)
+                return new dev.ringfuse.pool.fs.SnapshotDirFs(live, admin.control(p));
             } catch (java.io.IOException | RuntimeException e) {
                 p.close();
                 throw e;

@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
         description = "Pure-Java FUSE: mount filesystems, run the demo, act as mount(8)'s helper for -t fuse.ringfuse.",
         subcommands = {MountCommand.class, DemoCommand.class, UnmountCommand.class, MountHelperCommand.class,
                 InstallHelperCommand.class, StatsCommand.class,
-                PoolCommand.class, FsCommand.class})
+                PoolCommand.class, FsCommand.class, SnapshotCommand.class, SnapshotCommand.Rollback.class,
+                SnapshotCommand.Clone.class, ReplicationCommand.Send.class, ReplicationCommand.Receive.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -8,6 +8,7 @@ import dev.ringfuse.pool.txg.Dataset;
 import dev.ringfuse.pool.txg.Pool;
 import dev.ringfuse.pool.txg.PoolVerifier;
 import dev.ringfuse.pool.txg.Properties;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
@@ -223,6 +224,39 @@ public final class PoolAdmin {
             p.commit();
             out.printf("destroyed '%s'%n", full);
         }
+    }
+
+    /**
+     * A snapshot, rollback or clone command (see {@link SnapshotAdmin#execute}): sent to the process that has
+     * the pool mounted, else run on the pool opened here. `list` without a pool runs for every pool.
+     */
+    public int snapshotCommand(List<String> args) throws IOException {
+        if (args.getFirst().equals("list") && args.size() == 1) {
+            out.printf("%-40s %10s %10s %8s  %s%n", "NAME", "USED", "REFER", "TXG", "CREATION");
+            for (String pool : registry.load().keySet()) {
+                ByteArrayOutputStream buf = new ByteArrayOutputStream();
+                PrintStream b = new PrintStream(buf, true, java.nio.charset.StandardCharsets.UTF_8);
+                snapshotCommand(List.of("list", pool), b);
+                String[] lines = buf.toString(java.nio.charset.StandardCharsets.UTF_8).split("\n");
+                for (int i = 1; i < lines.length; i++) out.println(lines[i]);
+            }
+            return 0;
+        }
+        return snapshotCommand(args, out);
+    }
+
+    private int snapshotCommand(List<String> args, PrintStream to) throws IOException {
+        String pool = SnapshotAdmin.poolOf(args);
+        int rc = PoolControl.send(registry, pool, args, to);
+        if (rc >= 0) return rc;
+        try (Pool p = open(pool)) {
+            return SnapshotAdmin.execute(p, args, to);
+        }
+    }
+
+    /** Serves snapshot commands for {@code p} while this process has it open (a mount). */
+    public PoolControl control(Pool p) throws IOException {
+        return PoolControl.start(registry, p);
     }
 
     public static String human(long bytes) {

@@ -194,7 +194,7 @@ final class FileData {
     }
 
     private void free(Inode n, BlockPointer bp) {
-        ds.pool().io().allocator().free(bp.dvas());
+        ds.free(bp); // to the free map, or to a dead list while a snapshot holds it
         ds.pool().io().forget(bp);
         n.allocated -= bp.allocated();
         ds.account(-bp.lsize(), -bp.allocated());

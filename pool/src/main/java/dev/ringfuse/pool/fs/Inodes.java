@@ -70,6 +70,13 @@ final class Inodes {
         if (ino != ROOT) lookups.merge(ino, 1L, Long::sum);
     }
 
+    /** Every inode the kernel holds a lookup on (the root is always held). */
+    java.util.Set<Long> knownInodes() {
+        java.util.Set<Long> out = new java.util.HashSet<>(lookups.keySet());
+        out.add(ROOT);
+        return out;
+    }
+
     boolean known(long ino) {
         return lookups.containsKey(ino);
     }

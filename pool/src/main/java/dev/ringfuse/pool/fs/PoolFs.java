@@ -54,6 +54,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         super(ds);
         this.ownsPool = ownsPool;
         this.commitSeconds = commitSeconds;
+        if (!ds.readOnly()) ds.resetHook(new RollbackInvalidation(this));
         pool.lock().lock();
         try {
             if (inodes.get(Inodes.ROOT) == null) {
@@ -66,8 +67,8 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
                 root.initTimes();
                 inodes.put(root);
             }
-            // inodes unlinked while open when the pool last went down
-            for (long ino : inodes.orphans()) destroyInode(ino);
+            // inodes unlinked while open when the pool last went down (a snapshot's view changes nothing)
+            if (!ds.readOnly()) for (long ino : inodes.orphans()) destroyInode(ino);
         } finally {
             pool.lock().unlock();
         }
@@ -81,8 +82,12 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         }
     }
 
+    /** The kernel connection's notifier (set at init; a rollback invalidates the kernel's caches through it). */
+    volatile dev.ringfuse.lowlevel.Notifier notifier;
+
     @Override
     public void init(InitContext init) {
+        notifier = init.notifier();
         for (Capability c : new Capability[] {Capability.ASYNC_READ, Capability.READDIRPLUS,
                 Capability.READDIRPLUS_AUTO, Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS}) {
             init.want(c);

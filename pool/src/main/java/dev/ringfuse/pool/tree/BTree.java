@@ -30,6 +30,7 @@ public final class BTree {
     private final long treeId;
     private Node root;
     private Checksum checksum = Checksum.CRC32C;
+    private java.util.function.Consumer<BlockPointer> freer;
 
     /** A tree whose root is at {@code rootBp} (a hole for an empty tree). */
     public BTree(BlockIo io, long treeId, BlockPointer rootBp) throws IOException {
@@ -45,6 +46,27 @@ public final class BTree {
 
     public long treeId() { return treeId; }
     public boolean dirty() { return root.dirty; }
+
+    /**
+     * Where the blocks this tree replaces go: by default straight to the allocator's (deferred) frees; a
+     * dataset with snapshots routes them through its dead list (DESIGN.md, "Snapshots and dead lists").
+     */
+    public void freer(java.util.function.Consumer<BlockPointer> f) { this.freer = f; }
+
+    private void release(BlockPointer bp) {
+        if (freer != null) freer.accept(bp);
+        else io.allocator().free(bp.dvas());
+    }
+
+    /** Points the tree at another committed root (rollback); in-memory changes are dropped, nothing is freed. */
+    public void reset(BlockPointer rootBp) throws IOException {
+        if (rootBp.isHole()) {
+            root = new Node(0);
+            root.dirty = true;
+        } else {
+            root = load(rootBp);
+        }
+    }
 
     /** Checksum for nodes written from now on. */
     public void checksum(Checksum c) { this.checksum = c; }
@@ -72,7 +94,7 @@ public final class BTree {
     private void touch(List<Node> path) {
         for (Node n : path) {
             if (!n.dirty) {
-                if (n.bp != null) io.allocator().free(n.bp.dvas());
+                if (n.bp != null) release(n.bp);
                 n.bp = null;
                 n.dirty = true;
             }
@@ -241,12 +263,69 @@ public final class BTree {
     }
 
     private void freeAll(Node n, Visitor leaves) throws IOException {
-        if (n.bp != null && !n.dirty) io.allocator().free(n.bp.dvas());
+        if (n.bp != null && !n.dirty) release(n.bp);
         if (n.leaf()) {
             for (int i = 0; i < n.size(); i++) leaves.visit(n.keys.get(i), n.values.get(i));
             return;
         }
         for (int i = 0; i < n.size(); i++) freeAll(child(n, i), leaves);
+    }
+
+    /**
+     * Frees (through {@code free}) every node born after {@code txg} and shows the leaves of those nodes to
+     * {@code leaves}; a subtree whose pointer was born at or before {@code txg} is shared with a snapshot and
+     * is neither loaded nor freed. With {@code txg} 0 this is {@link #freeAll}. The tree is unusable afterwards.
+     */
+    public void freeBornAfter(long txg, java.util.function.Consumer<BlockPointer> free, Visitor leaves) throws IOException {
+        freeBornAfter(root, txg, free, leaves);
+    }
+
+    private void freeBornAfter(Node n, long txg, java.util.function.Consumer<BlockPointer> free, Visitor leaves) throws IOException {
+        if (n.bp != null && !n.dirty) {
+            if (n.bp.birth() <= txg) return;
+            free.accept(n.bp);
+        }
+        if (n.leaf()) {
+            for (int i = 0; i < n.size(); i++) leaves.visit(n.keys.get(i), n.values.get(i));
+            return;
+        }
+        for (int i = 0; i < n.size(); i++) {
+            Node.Child c = n.children.get(i);
+            if (c.node == null && c.bp.birth() <= txg) continue;
+            freeBornAfter(child(n, i), txg, free, leaves);
+        }
+    }
+
+    /**
+     * Visits, in key order, leaf entries of the committed tree under {@code rootBp} that sit in nodes born after
+     * {@code txg}; each child pointer born at or before it is shown to {@code skipped} instead of being read
+     * (incremental send: those subtrees are the "from" snapshot's, unchanged).
+     */
+    public static void scanBornAfter(BlockIo io, long treeId, BlockPointer rootBp, long txg, Visitor v,
+                                     java.util.function.Consumer<BlockPointer> skipped) throws IOException {
+        if (rootBp.isHole()) return;
+        if (rootBp.birth() <= txg) {
+            skipped.accept(rootBp);
+            return;
+        }
+        Node n = Node.decode(io.read(rootBp), treeId, rootBp.level());
+        if (n.leaf()) {
+            for (int i = 0; i < n.size(); i++) if (!v.visit(n.keys.get(i), n.values.get(i))) return;
+            return;
+        }
+        for (Node.Child c : n.children) scanBornAfter(io, treeId, c.bp, txg, v, skipped);
+    }
+
+    /** Visits, in key order, leaf entries of the committed tree under {@code rootBp}, skipping subtrees {@code skip} accepts. */
+    public static void scanExcept(BlockIo io, long treeId, BlockPointer rootBp, java.util.function.Predicate<BlockPointer> skip,
+                                  Visitor v) throws IOException {
+        if (rootBp.isHole() || skip.test(rootBp)) return;
+        Node n = Node.decode(io.read(rootBp), treeId, rootBp.level());
+        if (n.leaf()) {
+            for (int i = 0; i < n.size(); i++) if (!v.visit(n.keys.get(i), n.values.get(i))) return;
+            return;
+        }
+        for (Node.Child c : n.children) scanExcept(io, treeId, c.bp, skip, v);
     }
 
     /** Verification: walks every node from the root, checking order and bounds; counts nodes via {@code onNode}. */

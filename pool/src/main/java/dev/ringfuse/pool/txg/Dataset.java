@@ -24,10 +24,19 @@ public final class Dataset {
     final BTree tree;
     final Pool pool;
     volatile SyncHook hook;
+    volatile Snapshots.ResetHook resetHook;
+    /** A snapshot's view: any change is a bug (the filesystem answers EROFS before it gets here). */
+    final boolean readOnly;
     long logicalBytes;
     long physicalBytes;
 
     Dataset(Pool pool, long id, String name, DatasetHead head, BTree tree) {
+        this(pool, id, name, head, tree, false);
+    }
+
+    Dataset(Pool pool, long id, String name, DatasetHead head, BTree tree, boolean readOnly) {
+        this.readOnly = readOnly;
+        tree.freer(this::free);
         this.pool = pool;
         this.id = id;
         this.name = name;
@@ -44,6 +53,29 @@ public final class Dataset {
     public DatasetHead head() { return head; }
 
     public void syncHook(SyncHook h) { this.hook = h; }
+
+    /** What the filesystem serving this dataset does around a rollback (see {@link Snapshots.ResetHook}). */
+    public void resetHook(Snapshots.ResetHook r) { this.resetHook = r; }
+
+    /** True for a snapshot's read-only view. */
+    public boolean readOnly() { return readOnly; }
+
+    /**
+     * Releases a block this dataset no longer references. A block born after the newest snapshot is freed;
+     * an older one is still referenced by that snapshot and goes on the dead list instead (DESIGN.md,
+     * "Snapshots and dead lists").
+     */
+    public void free(BlockPointer bp) {
+        if (readOnly) throw new IllegalStateException("snapshot " + name + " is read-only");
+        if (bp.birth() > head.prevSnapshotTxg()) pool.io().allocator().free(bp.dvas());
+        else {
+            try {
+                pool.directory().addDead(Snapshots.deadKey(pool.directory(), id, head), bp);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+    }
 
     /** Data accounting: the filesystem reports data blocks it adds (+) and frees (-). */
     public void account(long logical, long physical) {

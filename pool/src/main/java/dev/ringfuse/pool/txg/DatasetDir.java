@@ -19,7 +19,7 @@ import java.util.Map;
  * (DESIGN.md, "Dataset directory"). Callers hold the pool lock.
  */
 public final class DatasetDir {
-    static final int HEAD = 1, PROP = 2, CHILD = 3;
+    static final int HEAD = 1, PROP = 2, CHILD = 3, SNAP = 4, DEADLIST = 5;
     private final BTree tree;
 
     DatasetDir(BTree tree) {
@@ -39,7 +39,60 @@ public final class DatasetDir {
 
     /** The child of {@code parent} named {@code name}, or 0. */
     public long child(long parent, String name) throws IOException {
-        byte[] v = tree.get(new Key(parent, CHILD, NameHash.of(name)));
+        return named(parent, CHILD, name);
+    }
+
+    /** The snapshot of filesystem {@code fs} named {@code name}, or 0. */
+    public long snapshot(long fs, String name) throws IOException {
+        return named(fs, SNAP, name);
+    }
+
+    /** Snapshots of {@code fs}: name → id (in hash order; callers sort by creation txg). */
+    public Map<String, Long> snapshots(long fs) throws IOException {
+        return namesOf(fs, SNAP);
+    }
+
+    void addSnapshot(long fs, String name, long id) throws IOException {
+        addName(fs, SNAP, name, id);
+    }
+
+    void removeSnapshot(long fs, String name) throws IOException {
+        removeName(fs, SNAP, name);
+    }
+
+    /** Puts {@code bp} on the dead list {@code owner} (keyed by its first copy's place: unique among live blocks). */
+    void addDead(long owner, dev.ringfuse.pool.format.BlockPointer bp) throws IOException {
+        tree.put(deadKey(owner, bp), bp.toBytes());
+    }
+
+    static Key deadKey(long owner, dev.ringfuse.pool.format.BlockPointer bp) {
+        var d = bp.dvas()[0];
+        return new Key(owner, DEADLIST, ((long) d.device() << 48) | (d.offset() / dev.ringfuse.pool.format.Layout.SECTOR));
+    }
+
+    /** Every block pointer on dead list {@code owner}, in key order. */
+    List<dev.ringfuse.pool.format.BlockPointer> dead(long owner) throws IOException {
+        List<dev.ringfuse.pool.format.BlockPointer> out = new ArrayList<>();
+        tree.scan(Key.first(owner, DEADLIST), Key.after(owner, DEADLIST), (k, v) -> out.add(dev.ringfuse.pool.format.BlockPointer.fromBytes(v)));
+        return out;
+    }
+
+    void removeDead(long owner, dev.ringfuse.pool.format.BlockPointer bp) throws IOException {
+        tree.delete(deadKey(owner, bp));
+    }
+
+    /** Ids of every head (filesystems and snapshots). */
+    List<Long> allHeads() throws IOException {
+        List<Long> out = new ArrayList<>();
+        tree.scan(Key.first(0, 0), new Key(-1L, 0xFF, -1L), (k, v) -> {
+            if (k.type() == HEAD) out.add(k.obj());
+            return true;
+        });
+        return out;
+    }
+
+    private long named(long parent, int type, String name) throws IOException {
+        byte[] v = tree.get(new Key(parent, type, NameHash.of(name)));
         if (v == null) return 0;
         for (Map.Entry<String, Long> e : decodeNames(v).entrySet()) if (e.getKey().equals(name)) return e.getValue();
         return 0;
@@ -47,8 +100,12 @@ public final class DatasetDir {
 
     /** Children of {@code parent}: name → id. */
     public Map<String, Long> children(long parent) throws IOException {
+        return namesOf(parent, CHILD);
+    }
+
+    private Map<String, Long> namesOf(long parent, int type) throws IOException {
         Map<String, Long> out = new LinkedHashMap<>();
-        tree.scan(Key.first(parent, CHILD), Key.after(parent, CHILD), (k, v) -> {
+        tree.scan(Key.first(parent, type), Key.after(parent, type), (k, v) -> {
             out.putAll(decodeNames(v));
             return true;
         });
@@ -56,15 +113,23 @@ public final class DatasetDir {
     }
 
     void addChild(long parent, String name, long id) throws IOException {
-        Key k = new Key(parent, CHILD, NameHash.of(name));
+        addName(parent, CHILD, name, id);
+    }
+
+    void removeChild(long parent, String name) throws IOException {
+        removeName(parent, CHILD, name);
+    }
+
+    private void addName(long parent, int type, String name, long id) throws IOException {
+        Key k = new Key(parent, type, NameHash.of(name));
         byte[] v = tree.get(k);
         Map<String, Long> m = v == null ? new LinkedHashMap<>() : decodeNames(v);
         m.put(name, id);
         tree.put(k, encodeNames(m));
     }
 
-    void removeChild(long parent, String name) throws IOException {
-        Key k = new Key(parent, CHILD, NameHash.of(name));
+    private void removeName(long parent, int type, String name) throws IOException {
+        Key k = new Key(parent, type, NameHash.of(name));
         byte[] v = tree.get(k);
         if (v == null) return;
         Map<String, Long> m = decodeNames(v);

@@ -189,6 +189,31 @@ public final class Pool implements AutoCloseable {
     BlockPointer mosPointer() { return mosBp; }
     BlockPointer spaceLogHead() { return spaceLogHead; }
 
+    /** Work done inside a commit once the datasets' trees are written, before the directory is (snapshots). */
+    interface CommitAction {
+        void run(long txg) throws IOException;
+    }
+
+    private final List<CommitAction> atCommit = new ArrayList<>();
+
+    /** Runs {@code a} inside the next commit (under the pool lock), so that its changes and that txg's trees are one cut. */
+    void atCommit(CommitAction a) {
+        atCommit.add(a);
+        changed = true;
+    }
+
+    /** The open dataset {@code id}, or null (snapshots and clones change heads of open datasets in place). */
+    Dataset openDataset(long id) { return open.get(id); }
+
+    /** Drops an open dataset object (its head was replaced in the directory). */
+    void forget(long id) { open.remove(id); }
+
+    /** A fresh dataset id (filesystems and snapshots share the id space). */
+    long newDatasetId() {
+        changed = true;
+        return nextDatasetId++;
+    }
+
     /** Blocks in the space log chain (import replays them all; condensed past a limit). */
     public long spaceLogLength() { return spaceLogLength; }
 
@@ -237,6 +262,8 @@ public final class Pool implements AutoCloseable {
                     ds.head = ds.head.withRoot(ds.commitTree(t), ds.logicalBytes, ds.physicalBytes);
                     dir.putHead(ds.id, ds.head);
                 }
+                for (CommitAction a : atCommit) a.run(t);
+                atCommit.clear();
                 if (!mosBp.isHole()) io.allocator().free(mosBp.dvas());
                 BlockPointer dirRoot = dir.tree().commit(t, dev.ringfuse.pool.format.Compression.LZ4);
                 Dva[] mosDvas = io.allocator().allocate(MosBlock.SIZE, 2, true);
@@ -309,7 +336,7 @@ public final class Pool implements AutoCloseable {
             Dataset ds = open.get(id);
             if (ds == null) {
                 DatasetHead h = dir.head(id);
-                ds = new Dataset(this, id, fullName, h, new BTree(io, id, h.root()));
+                ds = new Dataset(this, id, fullName, h, new BTree(io, Snapshots.treeId(dir, id, h), h.root()));
                 open.put(id, ds);
             }
             return ds;
@@ -353,10 +380,16 @@ public final class Pool implements AutoCloseable {
             if (id == 0) throw new IOException("dataset '" + fullName + "' does not exist");
             if (id == ROOT_DATASET) throw new IOException("the pool's root dataset is destroyed with the pool");
             if (!dir.children(id).isEmpty()) throw new IOException("dataset '" + fullName + "' has children");
+            if (!dir.snapshots(id).isEmpty()) throw new IOException("dataset '" + fullName + "' has snapshots: destroy them first");
             Dataset ds = dataset(fullName);
             if (beforeFree != null) beforeFree.accept(ds);
-            ds.tree.freeAll((k, v) -> {
-                if (k.type() == 80) io.allocator().free(BlockPointer.fromBytes(v).dvas());
+            // a clone shares every block born up to its origin with that snapshot: only newer ones are its own
+            long shared = ds.head.prevSnapshotTxg();
+            ds.tree.freeBornAfter(shared, bp -> io.allocator().free(bp.dvas()), (k, v) -> {
+                if (k.type() == 80) {
+                    BlockPointer bp = BlockPointer.fromBytes(v);
+                    if (bp.birth() > shared) io.allocator().free(bp.dvas());
+                }
                 return true;
             });
             open.remove(id);

@@ -30,6 +30,8 @@ public final class PoolVerifier {
     private final BlockIo io;
     private final List<Dva> live = new ArrayList<>();
     private final List<String> errors = new ArrayList<>();
+    /** Blocks seen so far by their first copy: snapshots and clones share blocks, each is counted once. */
+    private final java.util.Map<Key, BlockPointer> seen = new java.util.HashMap<>();
     private long blocks, bytes;
 
     private PoolVerifier(Pool pool) {
@@ -56,16 +58,19 @@ public final class PoolVerifier {
         block(mos, progress);
         BTree dirTree = pool.directory().tree();
         List<Long> ids = new ArrayList<>();
+        List<BlockPointer> dead = new ArrayList<>();
         tree(dirTree, progress, (k, v) -> {
             if (k.type() == DatasetDir.HEAD) ids.add(k.obj());
+            if (k.type() == DatasetDir.DEADLIST) dead.add(BlockPointer.fromBytes(v));
             return true;
         });
         for (long id : ids) {
-            BlockPointer root = pool.directory().head(id).root();
+            var head = pool.directory().head(id);
+            BlockPointer root = head.root();
             if (root.isHole()) continue;
             BTree t;
             try {
-                t = new BTree(io, id, root);
+                t = new BTree(io, Snapshots.treeId(pool.directory(), id, head), root);
             } catch (IOException e) {
                 errors.add("dataset " + id + ": root unreadable: " + e.getMessage());
                 continue;
@@ -84,6 +89,9 @@ public final class PoolVerifier {
             });
         }
         flushBatch(progress);
+        for (BlockPointer bp : dead) {
+            if (!bp.equals(seen.get(DatasetDir.deadKey(0, bp)))) errors.add("dead list block " + bp + " is referenced by no snapshot");
+        }
         BlockPointer log = pool.spaceLogHead();
         while (!log.isHole()) {
             if (!block(log, progress)) break;
@@ -102,12 +110,22 @@ public final class PoolVerifier {
         }
     }
 
+    /** True when a snapshot or clone already brought {@code bp} (shared blocks are read and counted once). */
+    private boolean alreadySeen(BlockPointer bp) {
+        if (bp.dvas()[0].isEmpty()) return false;
+        BlockPointer before = seen.putIfAbsent(DatasetDir.deadKey(0, bp), bp);
+        if (before == null) return false;
+        if (!before.equals(bp)) errors.add("two different block pointers name " + bp.dvas()[0] + ": " + before + " and " + bp);
+        return true;
+    }
+
     /** File blocks' copies waiting to be read together (the device sees many requests at once). */
     private final List<BlockPointer> batch = new ArrayList<>();
     private static final int BATCH = 64;
 
     /** Queues every copy of a file block for {@link #flushBatch}. */
     private void dataBlock(BlockPointer bp, LongConsumer progress) {
+        if (alreadySeen(bp)) return;
         blocks++;
         for (Dva d : bp.dvas()) {
             if (d.isEmpty()) continue;
@@ -133,6 +151,7 @@ public final class PoolVerifier {
 
     /** Reads every copy of {@code bp} separately and checks it; true when at least one copy is good. */
     private boolean block(BlockPointer bp, LongConsumer progress) {
+        if (alreadySeen(bp)) return true;
         boolean ok = false;
         blocks++;
         for (Dva d : bp.dvas()) {

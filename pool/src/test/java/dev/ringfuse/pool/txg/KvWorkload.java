@@ -50,14 +50,14 @@ final class KvWorkload {
                 BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, c, Checksum.CRC32C, 0,
                         pool.txg() + 1, 1, false);
                 byte[] old = ds.tree().get(k);
-                if (old != null) pool.io().allocator().free(BlockPointer.fromBytes(old).dvas());
+                if (old != null) ds.free(BlockPointer.fromBytes(old));
                 ds.tree().put(k, bp.toBytes());
                 model.put(k, data);
             } else {
                 Map.Entry<Key, byte[]> e = model.ceilingEntry(new Key(obj, 0, 0));
                 if (e == null) return;
                 byte[] old = ds.tree().get(e.getKey());
-                if (e.getKey().type() == DATA) pool.io().allocator().free(BlockPointer.fromBytes(old).dvas());
+                if (e.getKey().type() == DATA) ds.free(BlockPointer.fromBytes(old));
                 ds.tree().delete(e.getKey());
                 model.remove(e.getKey());
             }

@@ -1,0 +1,76 @@
+package dev.ringfuse.pool.fs;
+
+import dev.ringfuse.FileNames;
+import dev.ringfuse.lowlevel.Notifier;
+import dev.ringfuse.pool.txg.Snapshots;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * After `rollback` replaced a mounted dataset's tree, the kernel still caches names, attributes and pages of
+ * the state before. This hook collects what it may cache (every inode it holds a lookup on, and every name in
+ * those directories, before and after the rollback) and invalidates all of it, from the rolling-back thread
+ * without the pool lock (the Notifier's deadlock rule: a read waiting for the lock holds the page locked).
+ */
+final class RollbackInvalidation implements Snapshots.ResetHook {
+    private record Name(long dir, String name) {}
+
+    private final PoolFs fs;
+    private final Set<Long> inodes = new LinkedHashSet<>();
+    private final Set<Name> names = new LinkedHashSet<>();
+
+    RollbackInvalidation(PoolFs fs) {
+        this.fs = fs;
+    }
+
+    @Override
+    public void beforeReset() throws IOException {
+        inodes.clear();
+        names.clear();
+        collect();
+    }
+
+    @Override
+    public void afterReset() throws IOException {
+        collect();
+    }
+
+    private void collect() throws IOException {
+        for (long ino : fs.inodes.knownInodes()) {
+            inodes.add(ino);
+            Inode n = fs.inodes.get(ino);
+            if (n == null || !n.isDir()) continue;
+            fs.names.after(ino, 2, (d, cookie) -> {
+                names.add(new Name(ino, FileNames.decode(d.name())));
+                return true;
+            });
+        }
+    }
+
+    @Override
+    public void notifyKernel() {
+        Notifier n = fs.notifier;
+        if (n == null) return; // not mounted (tests through the API)
+        List<String> failed = new ArrayList<>();
+        for (Name e : names) {
+            try {
+                n.invalEntry(e.dir(), e.name());
+            } catch (IOException ex) {
+                failed.add(e.name() + ": " + ex.getMessage());
+            }
+        }
+        for (long ino : inodes) {
+            try {
+                n.invalInode(ino, 0, 0);
+            } catch (IOException ex) {
+                failed.add("inode " + ino + ": " + ex.getMessage());
+            }
+        }
+        if (!failed.isEmpty()) System.err.println("pool: rollback invalidation failed for " + failed);
+        inodes.clear();
+        names.clear();
+    }
+}

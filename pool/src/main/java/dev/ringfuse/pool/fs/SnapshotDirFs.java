@@ -1,0 +1,562 @@
+package dev.ringfuse.pool.fs;
+
+import dev.ringfuse.Errno;
+import dev.ringfuse.FuseException;
+import dev.ringfuse.lowlevel.Attr;
+import dev.ringfuse.lowlevel.AttrReply;
+import dev.ringfuse.lowlevel.BmapReply;
+import dev.ringfuse.lowlevel.CountReply;
+import dev.ringfuse.lowlevel.CreateReply;
+import dev.ringfuse.lowlevel.DirPlusReply;
+import dev.ringfuse.lowlevel.DirReply;
+import dev.ringfuse.lowlevel.Entry;
+import dev.ringfuse.lowlevel.EntryReply;
+import dev.ringfuse.lowlevel.FileLock;
+import dev.ringfuse.lowlevel.InitContext;
+import dev.ringfuse.lowlevel.IoctlReply;
+import dev.ringfuse.lowlevel.LockReply;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.lowlevel.LseekReply;
+import dev.ringfuse.lowlevel.OpenReply;
+import dev.ringfuse.lowlevel.PollReply;
+import dev.ringfuse.lowlevel.ReadReply;
+import dev.ringfuse.lowlevel.ReadlinkReply;
+import dev.ringfuse.lowlevel.RequestContext;
+import dev.ringfuse.lowlevel.SetAttr;
+import dev.ringfuse.lowlevel.StatfsReply;
+import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.lowlevel.StatxReply;
+import dev.ringfuse.lowlevel.XattrReply;
+import dev.ringfuse.pool.txg.Dataset;
+import dev.ringfuse.pool.txg.Snapshots;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A mounted dataset with its snapshots reachable read-only at {@code MNT/.snapshots/NAME/}, as ZFS's hidden
+ * snapdir: the name is not listed by readdir of the root but a lookup finds it. Requests on the live dataset
+ * go to its {@link PoolFs} unchanged; each snapshot is served by a PoolFs over its read-only view, with node
+ * ids moved into a range of their own ({@code index << 48 | ino}); anything that would change a snapshot
+ * gets EROFS. A view of a snapshot destroyed meanwhile answers ESTALE.
+ */
+public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
+    /** The name in the root; hidden from its listing. */
+    public static final String DIR = ".snapshots";
+    static final int SHIFT = 48;
+    static final long LOW = (1L << SHIFT) - 1;
+    /** Node id of the .snapshots directory, above every view's range. */
+    static final long SNAPDIR = 1L << 62;
+    private static final long TIMEOUT = 1_000_000_000L;
+
+    private record View(int index, String name, long id, PoolFs fs) {}
+
+    private final PoolFs live;
+    private final String dsName;
+    private final Map<String, View> byName = new HashMap<>();
+    private final List<View> byIndex = new ArrayList<>();
+
+    private final AutoCloseable alsoClose;
+
+    /** Serves {@code live} and its snapshots; {@code alsoClose} (a control socket, or null) is closed first at unmount. */
+    public SnapshotDirFs(PoolFs live, AutoCloseable alsoClose) {
+        this.live = live;
+        this.alsoClose = alsoClose;
+        this.dsName = live.ds.name();
+        byIndex.add(null); // index 0 is the live dataset
+    }
+
+    /** The live dataset's filesystem. */
+    public PoolFs live() { return live; }
+
+    // ---- views -------------------------------------------------------------------------------------------
+
+    private synchronized View view(String name) throws IOException {
+        View v = byName.get(name);
+        if (v != null && Snapshots.exists(live.pool, v.id)) return v;
+        if (byIndex.size() >= (1 << 14)) throw new FuseException(Errno.ENFILE);
+        Dataset ds;
+        try {
+            ds = Snapshots.view(live.pool, dsName + "@" + name);
+        } catch (IllegalArgumentException e) {
+            return null;
+        } catch (IOException e) {
+            if (e.getMessage() != null && e.getMessage().contains("does not exist")) return null;
+            throw e;
+        }
+        v = new View(byIndex.size(), name, ds.id(), new PoolFs(ds, false, 0));
+        byIndex.add(v);
+        byName.put(name, v);
+        return v;
+    }
+
+    /** The view owning node id {@code ino}; ESTALE if its snapshot is gone. */
+    private View of(long ino) {
+        int k = (int) (ino >>> SHIFT);
+        View v;
+        synchronized (this) {
+            v = k < byIndex.size() ? byIndex.get(k) : null;
+        }
+        try {
+            if (v == null || !Snapshots.exists(live.pool, v.id)) throw new FuseException(Errno.ESTALE);
+        } catch (IOException e) {
+            throw new FuseException(Errno.EIO);
+        }
+        return v;
+    }
+
+    private static boolean inView(long ino) {
+        return ino != SNAPDIR && (ino >>> SHIFT) != 0;
+    }
+
+    private static long inner(long ino) {
+        return ino & LOW;
+    }
+
+    private static long outer(View v, long ino) {
+        return ino == 0 ? 0 : ((long) v.index << SHIFT) | ino;
+    }
+
+    private static Attr mapAttr(View v, Attr a) {
+        return new Attr(outer(v, a.ino()), a.mode(), a.nlink(), a.uid(), a.gid(), a.rdev(), a.size(), a.blocks(), a.blksize(),
+                a.atimeSec(), a.atimeNsec(), a.mtimeSec(), a.mtimeNsec(), a.ctimeSec(), a.ctimeNsec(), a.btimeSec(), a.btimeNsec());
+    }
+
+    private static Entry mapEntry(View v, Entry e) {
+        return new Entry(outer(v, e.nodeid()), e.generation(), mapAttr(v, e.attr()), e.entryTimeoutNanos(), e.attrTimeoutNanos());
+    }
+
+    private Attr snapdirAttr() {
+        Attr[] root = new Attr[1];
+        live.locked(() -> root[0] = live.attr(live.inodes.require(Inodes.ROOT)));
+        Attr a = root[0];
+        return new Attr(SNAPDIR, Attr.S_IFDIR | 0555, 2, a.uid(), a.gid(), 0, 0, 0, 4096, a.atimeSec(), a.atimeNsec(),
+                a.mtimeSec(), a.mtimeNsec(), a.ctimeSec(), a.ctimeNsec(), a.btimeSec(), a.btimeNsec());
+    }
+
+    private List<String> snapshotNames() {
+        List<String> out = new ArrayList<>();
+        try {
+            for (Snapshots.Info i : Snapshots.list(live.pool, dsName)) out.add(i.name().substring(i.name().indexOf('@') + 1));
+        } catch (IOException e) {
+            throw new FuseException(Errno.EIO);
+        }
+        return out;
+    }
+
+    // ---- reply wrappers ----------------------------------------------------------------------------------
+
+    private static EntryReply entries(View v, EntryReply r) {
+        return new EntryReply() {
+            @Override public void entry(Entry e) { r.entry(mapEntry(v, e)); }
+            @Override public void negative(long t) { r.negative(t); }
+            @Override public void error(Errno e) { r.error(e); }
+            @Override public void error(int e) { r.error(e); }
+            @Override public boolean isDone() { return r.isDone(); }
+        };
+    }
+
+    private static AttrReply attrs(View v, AttrReply r) {
+        return new AttrReply() {
+            @Override public void attr(Attr a, long t) { r.attr(mapAttr(v, a), t); }
+            @Override public void error(Errno e) { r.error(e); }
+            @Override public void error(int e) { r.error(e); }
+            @Override public boolean isDone() { return r.isDone(); }
+        };
+    }
+
+    private static StatxReply statxs(View v, StatxReply r) {
+        return new StatxReply() {
+            @Override public void statx(Attr a, int mask, long t) { r.statx(mapAttr(v, a), mask, t); }
+            @Override public void error(Errno e) { r.error(e); }
+            @Override public void error(int e) { r.error(e); }
+            @Override public boolean isDone() { return r.isDone(); }
+        };
+    }
+
+    private static DirReply dirs(View v, DirReply r) {
+        return new DirReply() {
+            @Override public boolean add(String name, long ino, int type, long next) { return r.add(name, outer(v, ino), type, next); }
+            @Override public void send() { r.send(); }
+            @Override public void error(Errno e) { r.error(e); }
+            @Override public void error(int e) { r.error(e); }
+            @Override public boolean isDone() { return r.isDone(); }
+        };
+    }
+
+    private static DirPlusReply dirPlus(View v, DirPlusReply r) {
+        return new DirPlusReply() {
+            @Override public boolean add(String name, Entry e, long next) { return r.add(name, mapEntry(v, e), next); }
+            @Override public void send() { r.send(); }
+            @Override public void error(Errno e) { r.error(e); }
+            @Override public void error(int e) { r.error(e); }
+            @Override public boolean isDone() { return r.isDone(); }
+        };
+    }
+
+    // ---- lifecycle ---------------------------------------------------------------------------------------
+
+    @Override public void init(InitContext init) { live.init(init); }
+    @Override public boolean checksPermissions() { return live.checksPermissions(); }
+    @Override
+    public void destroy() {
+        close();
+    }
+
+    @Override
+    public void close() {
+        if (alsoClose != null) {
+            try {
+                alsoClose.close();
+            } catch (Exception e) {
+                System.err.println("pool: closing " + alsoClose + " failed: " + e.getMessage());
+            }
+        }
+        live.close();
+    }
+
+    // ---- names -------------------------------------------------------------------------------------------
+
+    @Override
+    public void lookup(RequestContext ctx, long parent, String name, EntryReply reply) {
+        if (parent == Inodes.ROOT && name.equals(DIR)) {
+            reply.entry(new Entry(SNAPDIR, 1, snapdirAttr(), TIMEOUT, TIMEOUT));
+        } else if (parent == SNAPDIR) {
+            try {
+                View v = view(name);
+                if (v == null) {
+                    reply.negative(0);
+                    return;
+                }
+                Entry[] e = new Entry[1];
+                v.fs.locked(() -> e[0] = v.fs.entry(v.fs.inodes.require(Inodes.ROOT)));
+                reply.entry(mapEntry(v, e[0]));
+            } catch (IOException ex) {
+                reply.error(Errno.EIO);
+            }
+        } else if (inView(parent)) {
+            View v = of(parent);
+            v.fs.lookup(ctx, inner(parent), name, entries(v, reply));
+        } else {
+            live.lookup(ctx, parent, name, reply);
+        }
+    }
+
+    @Override
+    public void forget(long nodeid, long nlookup) {
+        if (nodeid == SNAPDIR) return;
+        if (!inView(nodeid)) {
+            live.forget(nodeid, nlookup);
+            return;
+        }
+        View v;
+        synchronized (this) {
+            int k = (int) (nodeid >>> SHIFT);
+            v = k < byIndex.size() ? byIndex.get(k) : null;
+        }
+        if (v != null) v.fs.locked(() -> v.fs.inodes.forget(inner(nodeid), nlookup));
+    }
+
+    private static boolean rootName(long parent, String name) {
+        return parent == Inodes.ROOT && name.equals(DIR);
+    }
+
+    private static boolean readOnly(long ino) {
+        return ino == SNAPDIR || inView(ino);
+    }
+
+    @Override
+    public void mknod(RequestContext ctx, long parent, String name, int mode, int rdev, EntryReply reply) {
+        if (readOnly(parent)) reply.error(Errno.EROFS);
+        else if (rootName(parent, name)) reply.error(Errno.EEXIST);
+        else live.mknod(ctx, parent, name, mode, rdev, reply);
+    }
+
+    @Override
+    public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
+        if (readOnly(parent)) reply.error(Errno.EROFS);
+        else if (rootName(parent, name)) reply.error(Errno.EEXIST);
+        else live.mkdir(ctx, parent, name, mode, reply);
+    }
+
+    @Override
+    public void symlink(RequestContext ctx, long parent, String name, String target, EntryReply reply) {
+        if (readOnly(parent)) reply.error(Errno.EROFS);
+        else if (rootName(parent, name)) reply.error(Errno.EEXIST);
+        else live.symlink(ctx, parent, name, target, reply);
+    }
+
+    @Override
+    public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
+        if (readOnly(parent)) reply.error(Errno.EROFS);
+        else if (rootName(parent, name)) reply.error(Errno.EEXIST);
+        else live.create(ctx, parent, name, mode, flags, reply);
+    }
+
+    @Override
+    public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
+        if (readOnly(parent)) reply.error(Errno.EROFS);
+        else live.tmpfile(ctx, parent, mode, flags, reply);
+    }
+
+    @Override
+    public void link(RequestContext ctx, long nodeid, long newParent, String newName, EntryReply reply) {
+        if (readOnly(nodeid) || readOnly(newParent)) reply.error(inView(nodeid) && !readOnly(newParent) ? Errno.EXDEV : Errno.EROFS);
+        else if (rootName(newParent, newName)) reply.error(Errno.EEXIST);
+        else live.link(ctx, nodeid, newParent, newName, reply);
+    }
+
+    @Override
+    public void unlink(RequestContext ctx, long parent, String name, StatusReply reply) {
+        if (readOnly(parent) || rootName(parent, name)) reply.error(Errno.EROFS);
+        else live.unlink(ctx, parent, name, reply);
+    }
+
+    @Override
+    public void rmdir(RequestContext ctx, long parent, String name, StatusReply reply) {
+        if (readOnly(parent) || rootName(parent, name)) reply.error(Errno.EROFS);
+        else live.rmdir(ctx, parent, name, reply);
+    }
+
+    @Override
+    public void rename(RequestContext ctx, long parent, String name, long newParent, String newName, int flags, StatusReply reply) {
+        if (readOnly(parent) || readOnly(newParent) || rootName(parent, name) || rootName(newParent, newName)) reply.error(Errno.EROFS);
+        else live.rename(ctx, parent, name, newParent, newName, flags, reply);
+    }
+
+    @Override
+    public void readlink(RequestContext ctx, long nodeid, ReadlinkReply reply) {
+        if (nodeid == SNAPDIR) reply.error(Errno.EINVAL);
+        else if (inView(nodeid)) of(nodeid).fs.readlink(ctx, inner(nodeid), reply);
+        else live.readlink(ctx, nodeid, reply);
+    }
+
+    // ---- directories -------------------------------------------------------------------------------------
+
+    @Override
+    public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
+        if (nodeid == SNAPDIR) reply.open(0, 0);
+        else if (inView(nodeid)) of(nodeid).fs.opendir(ctx, inner(nodeid), flags, reply);
+        else live.opendir(ctx, nodeid, flags, reply);
+    }
+
+    @Override
+    public void readdir(RequestContext ctx, long nodeid, long fh, long offset, int size, DirReply reply) {
+        if (nodeid == SNAPDIR) {
+            List<String> names = snapshotNames();
+            boolean room = offset >= 1 || reply.add(".", SNAPDIR, Attr.S_IFDIR, 1);
+            if (room && offset < 2) room = reply.add("..", Inodes.ROOT, Attr.S_IFDIR, 2);
+            for (int i = (int) Math.max(0, offset - 2); room && i < names.size(); i++) {
+                room = reply.add(names.get(i), SNAPDIR + 1 + i, Attr.S_IFDIR, i + 3);
+            }
+            reply.send();
+        } else if (inView(nodeid)) {
+            View v = of(nodeid);
+            v.fs.readdir(ctx, inner(nodeid), fh, offset, size, dirs(v, reply));
+        } else {
+            live.readdir(ctx, nodeid, fh, offset, size, reply);
+        }
+    }
+
+    @Override
+    public void readdirplus(RequestContext ctx, long nodeid, long fh, long offset, int size, DirPlusReply reply) {
+        if (nodeid == SNAPDIR) {
+            List<String> names = snapshotNames();
+            Attr a = snapdirAttr();
+            boolean room = offset >= 1 || reply.add(".", new Entry(0, 0, a, 0, 0), 1);
+            if (room && offset < 2) room = reply.add("..", new Entry(0, 0, a, 0, 0), 2);
+            for (int i = (int) Math.max(0, offset - 2); room && i < names.size(); i++) {
+                room = reply.add(names.get(i), new Entry(0, 0, a, 0, 0), i + 3);
+            }
+            reply.send();
+        } else if (inView(nodeid)) {
+            View v = of(nodeid);
+            v.fs.readdirplus(ctx, inner(nodeid), fh, offset, size, dirPlus(v, reply));
+        } else {
+            live.readdirplus(ctx, nodeid, fh, offset, size, reply);
+        }
+    }
+
+    @Override
+    public void releasedir(RequestContext ctx, long nodeid, long fh, int flags, StatusReply reply) {
+        if (readOnly(nodeid)) reply.ok();
+        else live.releasedir(ctx, nodeid, fh, flags, reply);
+    }
+
+    @Override
+    public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
+        if (readOnly(nodeid)) reply.ok();
+        else live.fsyncdir(ctx, nodeid, fh, datasync, reply);
+    }
+
+    // ---- attributes --------------------------------------------------------------------------------------
+
+    @Override
+    public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
+        if (nodeid == SNAPDIR) reply.attr(snapdirAttr(), TIMEOUT);
+        else if (inView(nodeid)) {
+            View v = of(nodeid);
+            v.fs.getattr(ctx, inner(nodeid), fh, attrs(v, reply));
+        } else live.getattr(ctx, nodeid, fh, reply);
+    }
+
+    @Override
+    public void statx(RequestContext ctx, long nodeid, long fh, int flags, int mask, StatxReply reply) {
+        if (nodeid == SNAPDIR) reply.statx(snapdirAttr(), 0x7ff | 0x800, TIMEOUT);
+        else if (inView(nodeid)) {
+            View v = of(nodeid);
+            v.fs.statx(ctx, inner(nodeid), fh, flags, mask, statxs(v, reply));
+        } else live.statx(ctx, nodeid, fh, flags, mask, reply);
+    }
+
+    @Override
+    public void setattr(RequestContext ctx, long nodeid, SetAttr changes, AttrReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.EROFS);
+        else live.setattr(ctx, nodeid, changes, reply);
+    }
+
+    @Override
+    public void access(RequestContext ctx, long nodeid, int mask, StatusReply reply) {
+        if (readOnly(nodeid) && (mask & 2) != 0) reply.error(Errno.EROFS);
+        else if (readOnly(nodeid)) reply.ok();
+        else live.access(ctx, nodeid, mask, reply);
+    }
+
+    @Override
+    public void statfs(RequestContext ctx, long nodeid, StatfsReply reply) {
+        live.statfs(ctx, readOnly(nodeid) ? Inodes.ROOT : nodeid, reply);
+    }
+
+    @Override
+    public void syncfs(RequestContext ctx, long nodeid, StatusReply reply) {
+        live.syncfs(ctx, readOnly(nodeid) ? Inodes.ROOT : nodeid, reply);
+    }
+
+    // ---- xattrs ------------------------------------------------------------------------------------------
+
+    @Override
+    public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.EROFS);
+        else live.setxattr(ctx, nodeid, name, value, flags, reply);
+    }
+
+    @Override
+    public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.EROFS);
+        else live.removexattr(ctx, nodeid, name, reply);
+    }
+
+    @Override
+    public void getxattr(RequestContext ctx, long nodeid, String name, int size, XattrReply reply) {
+        if (nodeid == SNAPDIR) reply.error(Errno.ENODATA);
+        else if (inView(nodeid)) of(nodeid).fs.getxattr(ctx, inner(nodeid), name, size, reply);
+        else live.getxattr(ctx, nodeid, name, size, reply);
+    }
+
+    @Override
+    public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
+        if (nodeid == SNAPDIR) reply.names(List.of());
+        else if (inView(nodeid)) of(nodeid).fs.listxattr(ctx, inner(nodeid), size, reply);
+        else live.listxattr(ctx, nodeid, size, reply);
+    }
+
+    // ---- files -------------------------------------------------------------------------------------------
+
+    @Override
+    public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
+        if (nodeid == SNAPDIR) reply.error(Errno.EISDIR);
+        else if (inView(nodeid)) {
+            if ((flags & 3) != 0 || (flags & PoolFsFiles.O_TRUNC) != 0) reply.error(Errno.EROFS);
+            else of(nodeid).fs.open(ctx, inner(nodeid), flags, reply);
+        } else live.open(ctx, nodeid, flags, reply);
+    }
+
+    @Override
+    public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
+        if (inView(nodeid)) of(nodeid).fs.read(ctx, inner(nodeid), fh, offset, size, reply);
+        else live.read(ctx, nodeid, fh, offset, size, reply);
+    }
+
+    @Override
+    public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags, CountReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.EROFS);
+        else live.write(ctx, nodeid, fh, offset, data, writeFlags, reply);
+    }
+
+    @Override
+    public void flush(RequestContext ctx, long nodeid, long fh, long lockOwner, StatusReply reply) {
+        if (readOnly(nodeid)) reply.ok();
+        else live.flush(ctx, nodeid, fh, lockOwner, reply);
+    }
+
+    @Override
+    public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock, StatusReply reply) {
+        if (readOnly(nodeid)) reply.ok();
+        else live.release(ctx, nodeid, fh, flags, lockOwner, flockUnlock, reply);
+    }
+
+    @Override
+    public void fsync(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
+        if (readOnly(nodeid)) reply.ok();
+        else live.fsync(ctx, nodeid, fh, datasync, reply);
+    }
+
+    @Override
+    public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length, StatusReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.EROFS);
+        else live.fallocate(ctx, nodeid, fh, mode, offset, length, reply);
+    }
+
+    @Override
+    public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
+        if (inView(nodeid)) of(nodeid).fs.lseek(ctx, inner(nodeid), fh, offset, whence, reply);
+        else live.lseek(ctx, nodeid, fh, offset, whence, reply);
+    }
+
+    @Override
+    public void copyFileRange(RequestContext ctx, long nodeIn, long fhIn, long offIn, long nodeOut, long fhOut, long offOut,
+                              long length, int flags, CountReply reply) {
+        if (readOnly(nodeOut)) reply.error(Errno.EROFS);
+        else if (readOnly(nodeIn)) reply.error(Errno.EXDEV); // the kernel falls back to read + write
+        else live.copyFileRange(ctx, nodeIn, fhIn, offIn, nodeOut, fhOut, offOut, length, flags, reply);
+    }
+
+    @Override
+    public void getlk(RequestContext ctx, long nodeid, long fh, long owner, FileLock lock, LockReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.ENOSYS);
+        else live.getlk(ctx, nodeid, fh, owner, lock, reply);
+    }
+
+    @Override
+    public void setlk(RequestContext ctx, long nodeid, long fh, long owner, FileLock lock, boolean sleep, StatusReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.ENOSYS);
+        else live.setlk(ctx, nodeid, fh, owner, lock, sleep, reply);
+    }
+
+    @Override
+    public void flock(RequestContext ctx, long nodeid, long fh, long owner, int op, StatusReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.ENOSYS);
+        else live.flock(ctx, nodeid, fh, owner, op, reply);
+    }
+
+    @Override
+    public void bmap(RequestContext ctx, long nodeid, int blocksize, long block, BmapReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.ENOSYS);
+        else live.bmap(ctx, nodeid, blocksize, block, reply);
+    }
+
+    @Override
+    public void ioctl(RequestContext ctx, long nodeid, long fh, int flags, int cmd, long arg, MemorySegment in, int outSize, IoctlReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.ENOTTY);
+        else live.ioctl(ctx, nodeid, fh, flags, cmd, arg, in, outSize, reply);
+    }
+
+    @Override
+    public void poll(RequestContext ctx, long nodeid, long fh, long kh, boolean schedule, int events, PollReply reply) {
+        if (readOnly(nodeid)) reply.error(Errno.ENOSYS);
+        else live.poll(ctx, nodeid, fh, kh, schedule, events, reply);
+    }
+}
