@@ -104,6 +104,7 @@ class Run:
         self.home = os.environ.get("RINGFUSE_HOME") or os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
         self.ringfuse = os.path.join(self.home, "ringfuse")
+        self.args_dir = args.dir
         self.work = os.path.join(os.path.abspath(args.dir), f"ringfuse-bench-pool-{os.getpid()}")
         self.logs = os.path.join(self.work, "logs")
         self.env = dict(os.environ, RINGFUSE_POOLS=os.path.join(self.work, "pools"))
@@ -159,6 +160,19 @@ def prepare(rn, args, peer, cmds):
     return live
 
 
+def keep_server_logs(rn, lives):
+    """The tail of the log of every pool server that failed, into its record (the logs go with the work
+    directory)."""
+    for live in lives:
+        if live.peer.kind != "pool" or not (live.rec["errors"] or (live.proc and live.proc.poll() not in (None, 0))):
+            continue
+        try:
+            with open(os.path.join(rn.logs, live.peer.name + ".log")) as f:
+                live.rec["notes"].append("server log: " + " / ".join(f.read().strip().splitlines()[-12:]))
+        except OSError:
+            pass
+
+
 def git_head(home):
     try:
         return run(["git", "-C", home, "rev-parse", "--short", "HEAD"], timeout=30).stdout.strip() or "?"
@@ -186,6 +200,10 @@ def run_bonnie(rn, args, lives):
                 log(f"{live.peer.name}: bonnie++ round {k + 1} FAILED: {e}")
                 live.rec["bonnie"].append(None)
             shutil.rmtree(d, ignore_errors=True)
+
+
+def summarize_bonnie(lives):
+    """Medians of the rounds done so far (also after an interrupted run)."""
     for live in lives:
         rs = [r for r in live.rec["bonnie"] if r]
         live.rec["bonnie_summary"] = {m: harness.summarize([r["figures"].get(m) for r in rs])
@@ -231,7 +249,7 @@ def run_verify(rn, args, lives):
 def machine(rn):
     info = harness.machine_info(type("C", (), {"java": os.path.join(find_jdk() or "/usr", "bin", "java")})())
     info["bonnie"] = run(["dpkg-query", "-W", "-f=${Version}", "bonnie++"], timeout=30).stdout.strip()
-    df = run(["df", "--output=source,fstype", rn.work], timeout=30).stdout.strip().splitlines()
+    df = run(["df", "--output=source,fstype", os.path.abspath(rn.args_dir)], timeout=30).stdout.strip().splitlines()
     info["images_on"] = df[-1] if df else "?"
     return info
 
@@ -274,6 +292,7 @@ def main(argv):
     cmds = harness.Commands()
     lives = []
     verify = None
+    interrupted = False
     try:
         if any(p.kind == "pool" for p in chosen):
             log("building the CLI if needed (./ringfuse pool list)")
@@ -288,21 +307,25 @@ def main(argv):
             if live:
                 lives.append(live)
         if not args.no_bonnie:
-            run_bonnie(rn, args, lives)
+            try:
+                run_bonnie(rn, args, lives)
+            finally:
+                summarize_bonnie(lives)
         if not args.no_fio:
             harness.run_rounds(rn, args, lives, meta_bin, cmds)
         if not args.no_verify:
             verify = run_verify(rn, args, lives)
     except KeyboardInterrupt:
+        # what was measured so far is still written (marked interrupted), after the cleanup
         log("interrupted: stopping servers, unmounting, removing loop devices and images")
-        rn.cleanup.undo()
-        return 130
+        interrupted = True
     finally:
+        keep_server_logs(rn, lives)
         rn.cleanup.undo()
     info = {"machine": machine(rn), "args": vars(args), "duration_s": round(time.monotonic() - started),
             "setup_commands": rn.setup_commands, "job_commands": cmds.by_key, "idle_checks": rn.idle_checks,
             "bonnie_command": getattr(rn, "bonnie_command", None), "verify": verify, "quick": args.quick,
-            "ringfuse": git_head(rn.home)}
+            "ringfuse": git_head(rn.home), "interrupted": interrupted}
     with open(os.path.join(out, "pool.json"), "w") as f:
         json.dump({"run": info, "peers": rn.results}, f, indent=1)
     pool_report.write(out, info, rn.results)
@@ -315,11 +338,12 @@ def main(argv):
                 with open(os.path.join(args.jfr, r["name"] + "-profile.txt"), "w") as f:
                     f.write(text)
                 log(f"{r['name']}: profile in {os.path.join(args.jfr, r['name'] + '-profile.txt')}")
-    log(f"done in {info['duration_s']}s: {os.path.join(out, 'pool.md')}")
+    log(f"{'INTERRUPTED, partial results' if interrupted else 'done'} in {info['duration_s']}s: "
+        f"{os.path.join(out, 'pool.md')}")
     failed = [r["name"] for r in rn.results if r.get("errors")]
     if failed:
         log(f"peers with errors (see pool.md): {', '.join(failed)}")
-    return 0
+    return 130 if interrupted else 0
 
 
 if __name__ == "__main__":
