@@ -162,8 +162,10 @@ def prepare(rn, args, peer, cmds):
 
 def keep_server_logs(rn, lives):
     """The tail of the log of every pool server that failed, into its record (the logs go with the work
-    directory)."""
+    directory); the transport each server reported (it prints it just after the mount appears)."""
     for live in lives:
+        if live.peer.kind == "pool" and live.rec.get("transport") in (None, "?"):
+            live.rec["transport"] = pool_peers.transport_of(os.path.join(rn.logs, live.peer.name + ".log")) or "?"
         if live.peer.kind != "pool" or not (live.rec["errors"] or (live.proc and live.proc.poll() not in (None, 0))):
             continue
         try:
