@@ -95,6 +95,7 @@ public class UringIo {
             slotBuf[i].fill((byte) i);
         }
         if (direct) buffers = ring.registerBuffers(slotBuf);
+        offsets = new DataFile.Offsets(size, System.nanoTime() ^ Thread.currentThread().threadId());
         waitFor = batch > 0 ? Math.min(batch, qd) : Math.max(1, qd / 4);
         boolean punt = switch (async) {
             case "on" -> true;
@@ -102,7 +103,6 @@ public class UringIo {
             default -> write && !direct && puntsWrites();
         };
         sqeFlags = IOSQE_FIXED_FILE | (punt ? IOSQE_ASYNC : 0);
-        offsets = new DataFile.Offsets(size, System.nanoTime() ^ Thread.currentThread().threadId());
         ready = new int[qd];
         handler = (ud, res, fl) -> {
             if (res != size) throw new IllegalStateException("short or failed I/O: " + res);
