@@ -40,6 +40,7 @@ public class FileChannelIo {
     private ByteBuffer buf;
     private DataFile.Offsets offsets;
     private boolean write;
+    private long ops, switchesAtStart;
 
     static FileChannel open(boolean direct) throws IOException {
         List<OpenOption> opts = new ArrayList<>(List.of(StandardOpenOption.READ, StandardOpenOption.WRITE));
@@ -59,10 +60,12 @@ public class FileChannelIo {
         ch = open(direct);
         buf = alignedBuffer(size);
         offsets = new DataFile.Offsets(size, System.nanoTime() ^ Thread.currentThread().threadId());
+        switchesAtStart = IoWorkers.contextSwitches();
     }
 
     @Benchmark
     public int randomIo() throws IOException {
+        ops++;
         buf.clear();
         int n = write ? ch.write(buf, offsets.next()) : ch.read(buf, offsets.next());
         if (n != size) throw new IllegalStateException("short I/O: " + n);
@@ -71,6 +74,10 @@ public class FileChannelIo {
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
+        if (Boolean.getBoolean("bench.report")) {
+            System.out.printf("%nFileChannel %s %s: context switches/op %.3f%n", op, direct ? "direct" : "page",
+                    (IoWorkers.contextSwitches() - switchesAtStart) / (double) Math.max(1, ops));
+        }
         ch.close();
     }
 }

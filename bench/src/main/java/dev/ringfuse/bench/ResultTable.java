@@ -11,6 +11,8 @@ import java.util.stream.Collectors;
 
 /** Aggregates rows over rounds (median, min, max) and computes ratios to FileChannel on the same workload. */
 final class ResultTable {
+    /** Requests in flight in the headline, over all threads: rings × depth for io_uring, threads for FileChannel. */
+    static final int HEADLINE_DEPTH = 32;
     private final List<Row> rows;
     private final int threads;
 
@@ -66,24 +68,37 @@ final class ResultTable {
     }
 
     /**
-     * Median over the headline rounds of: io_uring at depth 32 divided by the better FileChannel figure of the same
-     * round (the benchmark thread count, or 32 blocking threads = depth 32), on 4 KiB random reads. The O_DIRECT
-     * line carries no label and is printed last.
+     * Per headline round: io_uring with 32 requests in flight over all its rings divided by the better FileChannel
+     * figure of the same round (the benchmark thread count, or 32 blocking threads = 32 in flight), 4 KiB random
+     * I/O; NaN where a figure is missing.
      */
-    String headline(boolean direct) {
+    List<Double> headlineRatios(String op, boolean direct) {
         List<Double> ratios = new ArrayList<>();
-        for (int round = 0; ; round++) {
+        int last = rows.stream().mapToInt(Row::round).max().orElse(-1);
+        for (int round = 0; round <= last; round++) {
             int rd = round;
-            List<Row> inRound = rows.stream().filter(r -> r.round() == rd && r.op().equals("read")
+            List<Row> inRound = rows.stream().filter(r -> r.round() == rd && r.op().equals(op)
                     && r.size() == 4096 && r.direct() == direct).toList();
-            if (inRound.isEmpty() && rows.stream().noneMatch(r -> r.round() > rd)) break;
-            Optional<Row> uring = inRound.stream().filter(r -> r.engine().equals("uring") && r.qd() == 32).findFirst();
+            Optional<Row> uring = inRound.stream().filter(r -> r.engine().equals("uring")
+                    && r.qd() * r.threads() == HEADLINE_DEPTH).findFirst();
             Optional<Row> fc = inRound.stream().filter(r -> r.engine().equals("FileChannel"))
                     .max(Comparator.comparingDouble(Row::opsPerSec));
-            if (uring.isPresent() && fc.isPresent()) ratios.add(uring.get().opsPerSec() / fc.get().opsPerSec());
+            ratios.add(uring.isPresent() && fc.isPresent() ? uring.get().opsPerSec() / fc.get().opsPerSec() : Double.NaN);
         }
-        String ratio = ratios.isEmpty() ? "n/a"
-                : String.format("%.2fx", median(ratios.stream().mapToDouble(Double::doubleValue).sorted().toArray()));
-        return "uring/FileChannel 4k randread qd32" + (direct ? "" : " (page cache)") + ": " + ratio;
+        return ratios;
+    }
+
+    /**
+     * {@code uring/FileChannel 4k rand<op> qd32 (<cache>): <median>x  rounds: a b c}, the median over the headline
+     * rounds of {@link #headlineRatios}. The O_DIRECT read line keeps its historical form (no cache label).
+     */
+    String headline(String op, boolean direct) {
+        double[] v = headlineRatios(op, direct).stream().mapToDouble(Double::doubleValue).filter(d -> !Double.isNaN(d))
+                .sorted().toArray();
+        String ratio = v.length == 0 ? "n/a" : String.format("%.2fx", median(v));
+        String rounds = headlineRatios(op, direct).stream().map(d -> String.format("%.2f", d))
+                .collect(Collectors.joining(" "));
+        String label = op.equals("read") && direct ? "" : direct ? " (O_DIRECT)" : " (page cache)";
+        return "uring/FileChannel 4k rand" + op + " qd32" + label + ": " + ratio + "   rounds: " + rounds;
     }
 }

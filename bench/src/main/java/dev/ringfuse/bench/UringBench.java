@@ -18,16 +18,15 @@ import java.util.List;
  * Runs the file I/O benchmarks (io_uring vs FileChannel, FileChannel on virtual threads, RandomAccessFile) with
  * JMH and prints one table. Usage: {@code UringBench [--quick] [--verbose] [--threads N] [--rounds N]}.
  *
- * <p>The headline configuration (4 KiB random reads, io_uring at depth 32, FileChannel with the benchmark threads
- * and with 32 threads, page cache and O_DIRECT) is measured in several alternating rounds ({@code --rounds}, 2 in
- * quick mode, 3 otherwise); the table shows the median and range over rounds, and each ratio is the median of the
- * per-round ratios, so load drifting on a shared machine affects all engines alike.
+ * <p>The headline (4 KiB random reads and writes, page cache and O_DIRECT) runs io_uring with 32 requests in
+ * flight in all (32/threads on each benchmark thread's ring) against FileChannel with the benchmark threads and
+ * with 32 blocking threads (32 in flight), in several alternating rounds ({@code --rounds}, 2 in quick mode, 3
+ * otherwise). Each round prints its four ratios (io_uring over the better FileChannel figure of that round); the
+ * table shows the median and range over rounds, and the closing lines the median of the per-round ratios with the
+ * rounds themselves, so load drifting on a shared machine affects all engines alike.
  *
- * <p>{@code --quick} measures only the headline (12 JMH forks with 2 × 1 s measurement), about a minute on an
- * idle 2-core machine.
- * The last two lines compare io_uring at depth 32 with the better of the two FileChannel thread counts: first in
- * the page cache (labelled), then with O_DIRECT, printed last as {@code uring/FileChannel 4k randread qd32: <x>x}
- * — with O_DIRECT the queue depth reaches the device, in the page cache every read completes at submission.
+ * <p>{@code --quick} measures only the headline (24 JMH forks with 2 × 1 s measurement), about two minutes on an
+ * idle 2-core machine. The last line stays {@code uring/FileChannel 4k randread qd32: <x>x} (O_DIRECT reads).
  */
 public final class UringBench {
     private final boolean quick;
@@ -78,12 +77,18 @@ public final class UringBench {
 
         // The headline trio, alternated over rounds so that load drifting on a shared machine hits all engines.
         for (round = 0; round < rounds; round++) {
-            measure("uring", UringIo.class, threads, b -> b.param("size", "4096").param("qd", "32")
-                    .param("direct", directs).param("op", "read"));
+            // 32 requests in flight in all: 32/threads on each ring, like the 32 blocking FileChannel threads
+            measure("uring", UringIo.class, threads, b -> b.param("size", "4096")
+                    .param("qd", String.valueOf(ResultTable.HEADLINE_DEPTH / threads))
+                    .param("direct", directs).param("op", ops));
             measure("FileChannel", FileChannelIo.class, threads, b -> b.param("size", "4096")
-                    .param("direct", directs).param("op", "read"));
-            measure("FileChannel", FileChannelIo.class, 32, b -> b.param("size", "4096")
-                    .param("direct", directs).param("op", "read"));
+                    .param("direct", directs).param("op", ops));
+            measure("FileChannel", FileChannelIo.class, ResultTable.HEADLINE_DEPTH, b -> b.param("size", "4096")
+                    .param("direct", directs).param("op", ops));
+            ResultTable sofar = new ResultTable(rows, threads);
+            System.out.printf("round %d: uring/FileChannel 4k qd32: read page %s, read direct %s, write page %s, "
+                    + "write direct %s (load average %s)%n", round + 1, last(sofar, "read", false),
+                    last(sofar, "read", true), last(sofar, "write", false), last(sofar, "write", true), loadAverage());
         }
         round = -1;
         if (!quick) {
@@ -102,8 +107,15 @@ public final class UringBench {
                         + "%d headline rounds, load average %s, %.0f s%n", DataFile.SIZE >> 20, threads,
                 quick ? "quick" : "full", rounds, loadAverage(), (System.nanoTime() - t0) / 1e9);
         table.print(System.out);
-        System.out.println(table.headline(false));
-        System.out.println(table.headline(true));
+        System.out.println(table.headline("write", false));
+        System.out.println(table.headline("write", true));
+        System.out.println(table.headline("read", false));
+        System.out.println(table.headline("read", true));
+    }
+
+    private static String last(ResultTable t, String op, boolean direct) {
+        List<Double> r = t.headlineRatios(op, direct);
+        return r.isEmpty() ? "n/a" : String.format("%.2fx", r.getLast());
     }
 
     private interface Params {

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class UringIo {
+    private static final int IOSQE_FIXED_FILE = 1, IOSQE_ASYNC = 16;
     @Param({"4096"})
     public int size;
     @Param({"32"})
@@ -44,6 +45,20 @@ public class UringIo {
     public boolean direct;
     @Param({"read"})
     public String op;
+    /**
+     * Completions to wait for when none is reaped (liburing's wait_nr, fio's iodepth_batch_complete_min): 0 = a
+     * quarter of {@code qd}. Waiting for one wakes the thread per completion; for O_DIRECT and for writes that
+     * the kernel hands to io-wq workers every wake-up is a context switch, so a batch amortises it.
+     */
+    @Param({"0"})
+    public int batch;
+    /**
+     * IOSQE_ASYNC on page-cache writes: "auto" sets it where the file system cannot write buffered data without
+     * blocking (the kernel would punt every write to io-wq anyway, after a failed non-blocking attempt); "on",
+     * "off" force it.
+     */
+    @Param({"auto"})
+    public String async;
 
     private IoUring ring;
     private Arena arena;
@@ -55,6 +70,10 @@ public class UringIo {
     private DataFile.Offsets offsets;
     private boolean write;
     private CompletionHandler handler;
+    private int waitFor;
+    private long ops, switchesAtStart;
+    private boolean punted;
+    private int sqeFlags;
 
     @Setup(Level.Trial)
     public void setup() throws UringException {
@@ -77,6 +96,13 @@ public class UringIo {
         }
         if (direct) buffers = ring.registerBuffers(slotBuf);
         offsets = new DataFile.Offsets(size, System.nanoTime() ^ Thread.currentThread().threadId());
+        waitFor = batch > 0 ? Math.min(batch, qd) : Math.max(1, qd / 4);
+        boolean punt = switch (async) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> write && !direct && puntsWrites();
+        };
+        sqeFlags = IOSQE_FIXED_FILE | (punt ? IOSQE_ASYNC : 0);
         ready = new int[qd];
         handler = (ud, res, fl) -> {
             if (res != size) throw new IllegalStateException("short or failed I/O: " + res);
@@ -84,6 +110,22 @@ public class UringIo {
         };
         for (int i = 0; i < qd; i++) arm(i);
         ring.submit();
+        punted = sqeFlags != IOSQE_FIXED_FILE;
+        switchesAtStart = IoWorkers.contextSwitches();
+    }
+
+    /**
+     * Whether the kernel hands this file's buffered writes to io-wq workers (ext4 on 6.18: its file operations
+     * lack FOP_BUFFER_WASYNC, XFS has it): a few writes are submitted without IOSQE_ASYNC, and a worker thread
+     * named {@code iou-wrk-<our tid>} appearing says they were punted.
+     */
+    private boolean puntsWrites() throws UringException {
+        for (int i = 0; i < Math.min(qd, 4); i++) {
+            ring.nextSqe().prepWrite(0, slotBuf[i], offsets.next()).fixedFile().userData(i);
+        }
+        ring.submitAndWait(Math.min(qd, 4));
+        ring.reap((ud, res, fl) -> { });
+        return IoWorkers.count() > 0;
     }
 
     private void arm(int slot) throws UringException {
@@ -96,13 +138,14 @@ public class UringIo {
             if (write) sqe.prepWrite(0, slotBuf[slot], off);
             else sqe.prepRead(0, slotBuf[slot], off);
         }
-        sqe.fixedFile().userData(slot);
+        sqe.flags(sqeFlags).userData(slot);
     }
 
     @Benchmark
     public int randomIo() throws UringException {
+        ops++;
         if (readyCount == 0) {
-            ring.submitAndWait(1);            // sends the re-armed SQEs and waits for at least one completion
+            ring.submitAndWait(waitFor);      // sends the re-armed SQEs and waits for a batch of completions
             ring.reap(handler);
         }
         int slot = ready[--readyCount];
@@ -112,6 +155,12 @@ public class UringIo {
 
     @TearDown(Level.Trial)
     public void tearDown() throws UringException {
+        if (Boolean.getBoolean("bench.report")) {
+            // what the kernel did for this thread: io-wq workers alive, and how often the thread slept (per op)
+            System.out.printf("%nuring %s %s qd %d batch %d IOSQE_ASYNC %s: io-wq workers %d, context switches/op %.3f%n",
+                    op, direct ? "direct" : "page", qd, waitFor, punted, IoWorkers.count(),
+                    (IoWorkers.contextSwitches() - switchesAtStart) / (double) Math.max(1, ops));
+        }
         // drain what is in flight so the buffers are not freed under the kernel
         int inFlight = qd - readyCount;
         int[] n = {0};

@@ -49,6 +49,12 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     private static final int FMODE_EXEC = 0x20;
     /** Open files using a backing id → their inode, for release. */
     private final ConcurrentHashMap<Long, Inode> backed = new ConcurrentHashMap<>();
+    /**
+     * Descriptors the server reads and writes itself that were opened with O_DIRECT. The source then wants
+     * memory aligned to its logical block size (ext4, xfs: EINVAL otherwise; tmpfs does not care), and a
+     * transport's buffers are not: the data follows the FUSE headers. Their I/O goes through {@link Bounce}.
+     */
+    private final java.util.Set<Long> direct = ConcurrentHashMap.newKeySet();
 
     FileIo(Inodes inodes, long entryNanos, long attrNanos, KernelPassthrough kernel, ThreadRings rings) {
         super(inodes, entryNanos, attrNanos);
@@ -93,13 +99,15 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
             fd = reopen(n, flags);
         }
         int id = backing(n, fd);
+        if (id <= 0 && (flags & PosixCalls.O_DIRECT) != 0) direct.add((long) fd);
         if (id > 0) reply.open(fd, 0, id);
         else reply.open(fd, 0);
     }
 
-    /** Answers create/tmpfile for the new descriptor {@code fd}. */
-    final void created(Entry e, int fd, CreateReply reply) {
+    /** Answers create/tmpfile for the new descriptor {@code fd}, opened with {@code flags}. */
+    final void created(Entry e, int fd, int flags, CreateReply reply) {
         int id = backing(inodes.get(e.nodeid()), fd);
+        if (id <= 0 && (flags & PosixCalls.O_DIRECT) != 0) direct.add((long) fd);
         if (id > 0) reply.created(e, fd, 0, id);
         else reply.created(e, fd, 0);
     }
@@ -107,13 +115,29 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     @Override
     public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
         MemorySegment dst = reply.buffer().asSlice(0, size);
-        long n = rings != null ? uring(() -> rings.read((int) fh, dst, offset)) : check(PosixCalls.pread((int) fh, dst, offset));
-        reply.commit((int) n);
+        if (Bounce.needed(dst) && direct.contains(fh)) {
+            MemorySegment b = Bounce.get(size).asSlice(0, size);
+            int n = read(fh, b, offset);
+            MemorySegment.copy(b, 0, dst, 0, n);
+            reply.commit(n);
+            return;
+        }
+        reply.commit(read(fh, dst, offset));
+    }
+
+    private int read(long fh, MemorySegment dst, long offset) {
+        return rings != null ? uring(() -> rings.read((int) fh, dst, offset)) : (int) check(PosixCalls.pread((int) fh, dst, offset));
     }
 
     @Override
     public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags, CountReply reply) {
-        reply.count(rings != null ? uring(() -> rings.write((int) fh, data, offset)) : check(PosixCalls.pwrite((int) fh, data, offset)));
+        MemorySegment src = data;
+        if (Bounce.needed(data) && direct.contains(fh)) {
+            src = Bounce.get(data.byteSize()).asSlice(0, data.byteSize());
+            src.copyFrom(data);
+        }
+        MemorySegment s = src;
+        reply.count(rings != null ? uring(() -> rings.write((int) fh, s, offset)) : check(PosixCalls.pwrite((int) fh, s, offset)));
     }
 
     private interface RingCall {
@@ -138,6 +162,7 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     @Override
     public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock, StatusReply reply) {
         Inode n = backed.remove(fh);
+        direct.remove(fh);
         PosixCalls.close((int) fh);
         if (n != null) kernel.release(n);
         reply.ok();

@@ -259,7 +259,7 @@ public final class PassthroughFs extends FileIo {
             PosixCalls.close(fd);
             throw ex;
         }
-        created(e, fd, reply);
+        created(e, fd, flags, reply);
     }
 
     @Override
@@ -279,7 +279,7 @@ public final class PassthroughFs extends FileIo {
             if (!c.inherits() && (Statx.mode(st) & 0777) != (c.mode() & 0777)) {
                 chmod(n, (Statx.mode(st) & 07000) | (c.mode() & 0777));
             }
-            created(new Entry(n.nodeid, 0, attr(n), entryNanos, attrNanos), fd, reply);
+            created(new Entry(n.nodeid, 0, attr(n), entryNanos, attrNanos), fd, flags, reply);
         } catch (RuntimeException ex) {
             PosixCalls.close(fd);
             throw ex;
