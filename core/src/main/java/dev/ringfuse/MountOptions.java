@@ -14,17 +14,20 @@ import java.util.List;
  * @param readOnly        mount read-only
  * @param transport       the request transport
  * @param method          how the mount is made
- * @param threads         /dev/fuse reader threads, 1 to {@link #MAX_THREADS}
+ * @param threads         the most /dev/fuse reader threads, 1 to {@link #MAX_THREADS}: the readers grow with
+ *                        the load up to it (default {@link #autoThreads()})
  * @param uringDepth      entries per io_uring queue
- * @param uringSpinMicros how long an io_uring queue thread polls for the next request before it sleeps,
- *                        while requests keep coming (0: never poll)
+ * @param spinMicros      the longest a transport thread that has just served a request polls for the next
+ *                        one before it sleeps, on both transports; adaptive: only while requests keep coming,
+ *                        and shortened when polling costs more than half the serving time (0: never poll;
+ *                        default {@link #DEFAULT_SPIN_MICROS})
  * @param maxWrite        largest write request in bytes (also the largest read)
  * @param initTimeout     how long {@link Fuse#mount} waits for the kernel's INIT
  * @param extra           further -o options, passed to the kernel or fusermount3 as they are
  */
 public record MountOptions(String fsName, String subtype, boolean defaultPermissions, boolean allowOther,
                            boolean readOnly, TransportKind transport, MountMethod method, int threads,
-                           int uringDepth, int uringSpinMicros, int maxWrite, Duration initTimeout, List<String> extra) {
+                           int uringDepth, int spinMicros, int maxWrite, Duration initTimeout, List<String> extra) {
 
     /**
      * The most /dev/fuse reader threads: each holds a request buffer of max_write (1 MiB by default) and a
@@ -38,33 +41,47 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
             throw new IllegalArgumentException("threads must be 1.." + MAX_THREADS + ", not " + threads);
         }
         if (uringDepth < 1) throw new IllegalArgumentException("uringDepth must be >= 1");
-        if (uringSpinMicros < 0 || uringSpinMicros > 10_000) throw new IllegalArgumentException("uringSpinMicros must be 0..10000");
+        if (spinMicros < 0 || spinMicros > 10_000) throw new IllegalArgumentException("spin must be 0..10000 µs, not " + spinMicros);
         if (maxWrite < 4096 || maxWrite > (1 << 20)) throw new IllegalArgumentException("maxWrite must be 4 KiB..1 MiB");
         extra = List.copyOf(extra);
     }
 
-    /** ringfuse's defaults: default_permissions, auto transport, 4 readers, depth 8, 1 MiB writes. */
-    public static MountOptions defaults() {
-        return new MountOptions("ringfuse", "ringfuse", true, false, false, TransportKind.AUTO, MountMethod.AUTO,
-                4, 8, 0, 1 << 20, Duration.ofSeconds(10), List.of());
+    /** The default longest poll for the next request, in microseconds (see {@code transport.AdaptiveSpin}). */
+    public static final int DEFAULT_SPIN_MICROS = 50;
+
+    /**
+     * The default most /dev/fuse readers: 4 per CPU, at least 8 (libfuse's multi-threaded loop allows 10), at
+     * most {@link #MAX_THREADS}. Readers are started only when a request finds none waiting.
+     */
+    public static int autoThreads() {
+        return Math.min(MAX_THREADS, Math.max(8, 4 * Runtime.getRuntime().availableProcessors()));
     }
 
-    public MountOptions withFsName(String v) { return new MountOptions(v, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withSubtype(String v) { return new MountOptions(fsName, v, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withDefaultPermissions(boolean v) { return new MountOptions(fsName, subtype, v, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withAllowOther(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, v, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withReadOnly(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, v, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withTransport(TransportKind v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, v, method, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withMethod(MountMethod v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, v, threads, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withThreads(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, v, uringDepth, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withUringDepth(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, v, uringSpinMicros, maxWrite, initTimeout, extra); }
-    public MountOptions withUringSpinMicros(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, v, maxWrite, initTimeout, extra); }
-    public MountOptions withMaxWrite(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, v, initTimeout, extra); }
-    public MountOptions withInitTimeout(Duration v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, uringSpinMicros, maxWrite, v, extra); }
+    /**
+     * ringfuse's defaults: default_permissions, auto transport, up to {@link #autoThreads()} readers, depth 8,
+     * adaptive polling up to {@link #DEFAULT_SPIN_MICROS} µs, 1 MiB writes.
+     */
+    public static MountOptions defaults() {
+        return new MountOptions("ringfuse", "ringfuse", true, false, false, TransportKind.AUTO, MountMethod.AUTO,
+                autoThreads(), 8, DEFAULT_SPIN_MICROS, 1 << 20, Duration.ofSeconds(10), List.of());
+    }
+
+    public MountOptions withFsName(String v) { return new MountOptions(v, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withSubtype(String v) { return new MountOptions(fsName, v, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withDefaultPermissions(boolean v) { return new MountOptions(fsName, subtype, v, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withAllowOther(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, v, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withReadOnly(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, v, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withTransport(TransportKind v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, v, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withMethod(MountMethod v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, v, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withThreads(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, v, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withUringDepth(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, v, spinMicros, maxWrite, initTimeout, extra); }
+    public MountOptions withSpinMicros(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, v, maxWrite, initTimeout, extra); }
+    public MountOptions withMaxWrite(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, v, initTimeout, extra); }
+    public MountOptions withInitTimeout(Duration v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, v, extra); }
 
     /**
      * Applies comma-separated -o options: ro, rw, default_permissions, allow_other, fsname=, subtype=,
-     * transport=, threads=, max_write=, uring_depth=, uring_spin=; anything else is kept in {@link #extra()}
+     * transport=, threads=, max_write=, uring_depth=, spin= (uring_spin= is the old name); anything else is kept in {@link #extra()}
      * (see {@link Fuse#checkOptions}).
      */
     public MountOptions withOptions(String commaSeparated) {
@@ -87,12 +104,12 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
                 case "threads" -> o = o.withThreads(Integer.parseInt(val));
                 case "max_write" -> o = o.withMaxWrite(Integer.parseInt(val));
                 case "uring_depth" -> o = o.withUringDepth(Integer.parseInt(val));
-                case "uring_spin" -> o = o.withUringSpinMicros(Integer.parseInt(val));
+                case "spin", "uring_spin" -> o = o.withSpinMicros(Integer.parseInt(val));
                 default -> rest.add(opt);
             }
         }
         return new MountOptions(o.fsName, o.subtype, o.defaultPermissions, o.allowOther, o.readOnly, o.transport,
-                o.method, o.threads, o.uringDepth, o.uringSpinMicros, o.maxWrite, o.initTimeout, rest);
+                o.method, o.threads, o.uringDepth, o.spinMicros, o.maxWrite, o.initTimeout, rest);
     }
 
     /**
@@ -109,7 +126,7 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
         e.remove(IO_FLUSHER);
         if (v) e.add(IO_FLUSHER);
         return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads,
-                uringDepth, uringSpinMicros, maxWrite, initTimeout, e);
+                uringDepth, spinMicros, maxWrite, initTimeout, e);
     }
 
     private static final String IO_FLUSHER = "io_flusher";

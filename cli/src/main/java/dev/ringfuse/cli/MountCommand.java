@@ -19,7 +19,10 @@ import picocli.CommandLine.Parameters;
                 "  every filesystem: ro, rw, allow_other, default_permissions (the default), fsname=NAME,",
                 "    subtype=NAME (the type is fuse.NAME; subtype= with no name gives plain fuse), nodev/dev,",
                 "    nosuid/suid (dev and suid only for root; nodev,nosuid is the default), noexec, noatime,",
-                "    sync, max_read=, transport=, threads=, max_write=, uring_depth=, uring_spin=, nonempty",
+                "    sync, max_read=, transport=, threads=, max_write=, uring_depth=, nonempty,",
+                "    spin=MICROS (default 50; 0 turns it off): after answering a request, a serving thread polls",
+                "    up to this long for the next one instead of sleeping, on both transports, and only while",
+                "    requests keep coming (an idle mount polls never); uring_spin= is the old name",
                 "  memfs (as tmpfs): size=N[k|m|g|t|%] (0: unlimited; % of RAM), nr_inodes=N[k|m|g]",
                 "    (default one per 4 KiB of size), mode=OCTAL, uid=N, gid=N (of the root directory)",
                 "  volume: size=, create, resizable, passthrough=auto|on|off, io=inline|async|sync, rings=N",
@@ -40,7 +43,7 @@ final class MountCommand implements Callable<Integer> {
     @Option(names = "--transport", description = "auto, dev or uring (default: ${DEFAULT-VALUE})", defaultValue = "auto")
     TransportKind transport;
 
-    @Option(names = "--threads", description = "/dev/fuse reader threads, 1 to 256 (more is capped; default: ${DEFAULT-VALUE})", defaultValue = "4")
+    @Option(names = "--threads", description = "The most /dev/fuse reader threads, 1 to 256 (more is capped); readers start as the load needs them (default: 4 per CPU, at least 8)", defaultValue = "0")
     int threads;
 
     @Mixin

@@ -106,7 +106,7 @@ final class MountHelperCommand implements Callable<Integer> {
         String joined = String.join(",", opts);
         Path mnt = mountpoint.toAbsolutePath().normalize();
         // the options are checked here, so that mount(8) prints the problem and nothing starts
-        new MountSpec(kind, fsSource, mnt, List.of(joined), 4, TransportKind.AUTO, new VolumeCliOptions(), n -> { });
+        new MountSpec(kind, fsSource, mnt, List.of(joined), 0, TransportKind.AUTO, new VolumeCliOptions(), n -> { });
         if (fake) return 0;
 
         List<String> cmd = new ArrayList<>();

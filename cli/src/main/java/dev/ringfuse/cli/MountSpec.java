@@ -68,9 +68,10 @@ final class MountSpec {
                         + "(fusermount3 ignores it too); the mount is nodev,nosuid");
             }
         }
-        MountOptions o = MountOptions.defaults().withTransport(transport).withThreads(threads).withSubtype(fs.subtype())
+        MountOptions o = MountOptions.defaults().withTransport(transport).withSubtype(fs.subtype())
                 .withFsName(source == null ? fs.subtype()
                         : fs == Filesystems.Kind.sql ? Filesystems.sqlName(source) : source);
+        if (threads > 0) o = o.withThreads(threads);   // 0: the default, MountOptions.autoThreads()
         // a volume is a block device's backend: its serving threads must be I/O flushers (MountOptions.ioFlusher)
         if (fs == Filesystems.Kind.volume) o = o.withIoFlusher(true);
         this.options = dev.ringfuse.Fuse.checkOptions(o.withOptions(String.join(",", opts)));

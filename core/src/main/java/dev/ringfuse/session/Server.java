@@ -88,8 +88,8 @@ public final class Server implements InitHooks {
         LiveMount live = new LiveMount(mnt, method, fd);
         session = new Session(fs, options, fd, this);
         session.mountpoint = mnt.toString();
-        DevFuseTransport dev = new DevFuseTransport(session, fd, options.threads(), options.maxWrite() + 4096,
-                live::transportEnded);
+        DevFuseTransport dev = new DevFuseTransport(session, fd, options.threads(), options.spinMicros(),
+                options.maxWrite() + 4096, live::transportEnded);
         live.attach(session, dev);
         dev.startFirst();
         try {
@@ -104,6 +104,7 @@ public final class Server implements InitHooks {
             }
             Transport u = uring;
             if (u != null) {
+                dev.noPolling();
                 live.attachUring(u);
                 if (!u.awaitReady(options.initTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                     live.close();
@@ -132,7 +133,7 @@ public final class Server implements InitHooks {
             if (required) throw new IOException("the kernel did not offer FUSE_OVER_IO_URING in INIT");
             return;
         }
-        Transport u = new UringTransport(session, fd.fd(), options.uringDepth(), options.uringSpinMicros(), Math.max(8192, init.maxWrite()));
+        Transport u = new UringTransport(session, fd.fd(), options.uringDepth(), options.spinMicros(), Math.max(8192, init.maxWrite()));
         try {
             u.prepare();
         } catch (IOException e) {

@@ -3,6 +3,7 @@ package dev.ringfuse.transport.dev;
 import dev.ringfuse.Errno;
 import dev.ringfuse.kernel.Fuse;
 import dev.ringfuse.protocol.Request;
+import dev.ringfuse.transport.AdaptiveSpin;
 import dev.ringfuse.transport.RequestHandler;
 import dev.ringfuse.transport.Transport;
 import dev.ringfuse.sys.ErrnoException;
@@ -20,20 +21,41 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The /dev/fuse transport: {@code threads} platform threads, each blocking in read(2) on its own clone of
- * the session descriptor, handing each request to the session on the same thread. A request that goes
- * asynchronous keeps its buffer; the reader takes another from the pool (bounded: when every buffer is
- * held by a pending request, readers wait, which is the back-pressure).
+ * The /dev/fuse transport: platform reader threads, each reading on its own clone of the session descriptor
+ * and serving each request it reads on the same thread (no hand-over). A request that goes asynchronous keeps
+ * its buffer; the reader takes another from the pool (bounded: when every buffer is held by a pending
+ * request, readers wait, which is the back-pressure).
+ *
+ * <p>Readers grow with the load, as libfuse's multi-threaded loop does: two after INIT, and one more whenever
+ * a reader takes a request while no other reader is waiting for one, up to {@code maxReaders}. Readers never
+ * end before the connection does: a reader blocked in read(2) costs no CPU, and the kernel wakes one waiter
+ * per request (an exclusive wait), so idle readers cost nothing but their stacks.
+ *
+ * <p>Adaptive polling ({@link AdaptiveSpin}): a reader that has just answered a request, while requests keep
+ * coming, reads with O_NONBLOCK for a short budget before it blocks again, so the next request finds it
+ * awake instead of paying a wake-up. At most {@code maxSpinners} readers poll at a time.
  *
  * <p>Lock order: none is held across a native call. The pool is a lock-free queue plus a counter.
  */
 public final class DevFuseTransport implements Transport {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
     private static final int EINTR = 4, EAGAIN = 11, ENOENT = 2, ENODEV = 19, ECONNABORTED = 103;
+    private static final int F_GETFL = 3, F_SETFL = 4, O_NONBLOCK = 04000;
 
     private final RequestHandler session;
     private final GuardedFd master;
-    private final int threads;
+    private final int maxReaders;
+    private final long spinNanos;
+    private final int maxSpinners;
+    /** Readers started (counted before their thread starts, so growth never overshoots). */
+    private final AtomicInteger started = new AtomicInteger();
+    /** Readers waiting in (or polling with) read(2): none left means the next request would wait. */
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final AtomicInteger spinners = new AtomicInteger();
+    /** Growth is allowed once the mount exists (clones need it) and only while /dev/fuse carries requests. */
+    private volatile boolean growing;
+    /** Polling is for request readers; the io_uring transport leaves this one only FORGETs and notifications. */
+    private volatile boolean spinAllowed = true;
     private final int bufferSize;
     private final int maxBuffers;
     private final Arena arena = Arena.ofShared();
@@ -47,24 +69,37 @@ public final class DevFuseTransport implements Transport {
     private volatile boolean closing;
 
     /**
+     * @param maxReaders the most reader threads
+     * @param spinMicros the longest poll for the next request (0: never poll)
      * @param bufferSize bytes per request buffer: at least max_write + 4 KiB
      * @param onEnd      run once when the last reader has stopped (unmount, abort, close)
      */
-    public DevFuseTransport(RequestHandler session, GuardedFd master, int threads, int bufferSize, Runnable onEnd) {
+    public DevFuseTransport(RequestHandler session, GuardedFd master, int maxReaders, int spinMicros, int bufferSize,
+                            Runnable onEnd) {
         this.session = session;
         this.master = master;
-        this.threads = threads;
+        this.maxReaders = maxReaders;
+        this.spinNanos = spinMicros * 1000L;
+        // one poller per two CPUs: a poller holds a CPU while it polls, and the application needs one too
+        this.maxSpinners = Integer.getInteger("ringfuse.dev.pollers",
+                Math.max(1, Runtime.getRuntime().availableProcessors() / 2));
         this.bufferSize = Math.max(bufferSize, Fuse.MIN_READ_BUFFER);
-        this.maxBuffers = threads * 4 + 16;
+        this.maxBuffers = maxReaders * 4 + 16;
         this.onEnd = onEnd;
     }
 
     /** Starts the first reader on the session descriptor (it will read INIT). */
     public void startFirst() {
+        started.incrementAndGet();
         startReader(master, 0);
     }
 
-    /** Starts the remaining readers, each on a fresh clone (needs the mount made). */
+    /** The io_uring transport carries the requests: this reader gets only FORGETs and notifications. */
+    public void noPolling() {
+        spinAllowed = false;
+    }
+
+    /** INIT was answered and the mount exists: a second reader, and growth from there. */
     @Override
     public void start() {
         startClones();
@@ -78,21 +113,33 @@ public final class DevFuseTransport implements Transport {
     public String name() { return "dev"; }
 
     @Override
-    public String describe() { return threads + " threads"; }
+    public String describe() { return started.get() + " threads (up to " + maxReaders + ")"; }
 
-    /** Starts the remaining readers, each on a fresh clone (needs the mount made). */
+    /** Readers started so far. */
+    public int readers() { return started.get(); }
+
+    /** Starts a second reader and lets the pool grow from there (needs the mount made). */
     public void startClones() {
-        for (int i = 1; i < threads; i++) {
-            GuardedFd fd;
-            try {
-                fd = cloneDevice();
-            } catch (ErrnoException e) {
-                LOG.log(System.Logger.Level.WARNING, "cannot clone /dev/fuse (" + e.getMessage()
-                        + "); reader " + i + " shares the session descriptor");
-                fd = master;
-            }
-            startReader(fd, i);
+        growing = true;
+        grow();
+    }
+
+    /** Starts one more reader on a fresh clone, unless there are maxReaders already. */
+    private void grow() {
+        int i;
+        do {
+            i = started.get();
+            if (i >= maxReaders || closing) return;
+        } while (!started.compareAndSet(i, i + 1));
+        GuardedFd fd;
+        try {
+            fd = cloneDevice();
+        } catch (ErrnoException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot clone /dev/fuse (" + e.getMessage()
+                    + "); reader " + i + " shares the session descriptor");
+            fd = master;
         }
+        startReader(fd, i);
     }
 
     private GuardedFd cloneDevice() throws ErrnoException {
@@ -124,9 +171,13 @@ public final class DevFuseTransport implements Transport {
     private void readLoop(GuardedFd fd) {
         try {
             if (session.ioFlusher()) IoFlusher.markServingThread();
+            AdaptiveSpin spin = new AdaptiveSpin(spinNanos);
+            Poller poller = new Poller(fd.fd());
             DevBuffer b = acquire();
             while (b != null && !closing) {
-                long n = Libc.read(fd.fd(), b.seg, bufferSize);
+                waiting.incrementAndGet();
+                long n = next(fd.fd(), b, spin, poller);
+                boolean alone = waiting.decrementAndGet() == 0;
                 if (n < 0) {
                     int e = (int) -n;
                     if (e == EINTR || e == EAGAIN || e == ENOENT) continue;
@@ -137,7 +188,14 @@ public final class DevFuseTransport implements Transport {
                     break;
                 }
                 b.fd = fd;
-                if (serve(b, (int) n)) b = acquire();
+                long t0 = System.nanoTime();
+                spin.arrived(t0);
+                // no other reader waits: start one before serving, since this request may block its reader
+                // (once per reader ever started, so the cost of a thread start is not paid per request)
+                if (alone && growing) grow();
+                boolean pending = serve(b, (int) n);
+                spin.served(System.nanoTime() - t0);
+                if (pending) b = acquire();
             }
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.ERROR, "reader " + Thread.currentThread().getName() + " failed", t);
@@ -145,6 +203,66 @@ public final class DevFuseTransport implements Transport {
             if (running.decrementAndGet() == 0) {
                 ended.countDown();
                 onEnd.run();
+            }
+        }
+    }
+
+    /**
+     * Reads the next request into {@code b}: polls with O_NONBLOCK for the budget the spin policy gives (if a
+     * polling slot is free), then blocks. Returns the byte count or -errno.
+     */
+    private long next(int fd, DevBuffer b, AdaptiveSpin spin, Poller poller) {
+        long budget = spinAllowed ? spin.budget(System.nanoTime()) : 0;
+        if (budget > 0 && spinners.incrementAndGet() <= maxSpinners) {
+            try {
+                if (poller.nonblocking(true)) {
+                    long start = System.nanoTime(), now;
+                    long n;
+                    do {
+                        n = Libc.read(fd, b.seg, bufferSize);
+                        now = System.nanoTime();
+                        if (n != -EAGAIN) {
+                            spin.polled(now - start, true);
+                            return n;
+                        }
+                        Thread.onSpinWait();
+                    } while (now - start < budget && !closing);
+                    spin.polled(now - start, false);
+                }
+            } finally {
+                spinners.decrementAndGet();
+            }
+        } else if (budget > 0) {
+            spinners.decrementAndGet();
+        }
+        poller.nonblocking(false);
+        return Libc.read(fd, b.seg, bufferSize);
+    }
+
+    /** A reader's descriptor flags: O_NONBLOCK while it polls, cleared before it blocks. */
+    private static final class Poller {
+        private final int fd;
+        private int flags = -1;
+        private boolean nonblocking;
+        private boolean broken;
+
+        Poller(int fd) {
+            this.fd = fd;
+        }
+
+        /** Sets or clears O_NONBLOCK (one fcntl, only on a change); false if the descriptor refuses. */
+        boolean nonblocking(boolean on) {
+            if (on == nonblocking) return true;
+            if (broken) return false;
+            try {
+                if (flags < 0) flags = Libc.fcntl(fd, F_GETFL, 0) & ~O_NONBLOCK;
+                Libc.fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags);
+                nonblocking = on;
+                return true;
+            } catch (ErrnoException e) {
+                broken = true;
+                LOG.log(System.Logger.Level.DEBUG, "no polling on /dev/fuse: fcntl " + e.getMessage());
+                return false;
             }
         }
     }

@@ -7,6 +7,7 @@ import dev.ringfuse.kernel.Opcode;
 import dev.ringfuse.protocol.Decoder;
 import dev.ringfuse.protocol.Header;
 import dev.ringfuse.protocol.Request;
+import dev.ringfuse.transport.AdaptiveSpin;
 import dev.ringfuse.transport.RequestHandler;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.IoFlusher;
@@ -42,10 +43,8 @@ final class UringQueue implements Runnable {
 
     private final int qid;
     private final int depth;
-    /** Poll this long for the next completion before sleeping in io_uring_enter; 0 = never. */
-    private final long spinNanos;
-    /** When the last request arrived: polling only pays while requests keep coming. */
-    private long lastRequest;
+    /** How long to poll the completion queue before sleeping in io_uring_enter (adaptive, see AdaptiveSpin). */
+    private final AdaptiveSpin spin;
     private final int payloadSize;
     private final int devFd;
     private final RequestHandler session;
@@ -69,7 +68,7 @@ final class UringQueue implements Runnable {
     UringQueue(int qid, int depth, long spinNanos, int payloadSize, int devFd, RequestHandler session, UringTransport owner) {
         this.qid = qid;
         this.depth = depth;
-        this.spinNanos = spinNanos;
+        this.spin = new AdaptiveSpin(spinNanos);
         this.payloadSize = payloadSize;
         this.devFd = devFd;
         this.session = session;
@@ -158,26 +157,32 @@ final class UringQueue implements Runnable {
 
     private void loop() throws UringException {
         while (live > 0) {
-            if (spinNanos == 0 || !poll()) ring.submitAndWait(1);
+            if (!poll()) ring.submitAndWait(1);
             ring.reap(this::completed);
             drainRemote();
         }
     }
 
     /**
-     * Submits the pending commits and polls the completion queue for up to spinNanos, if a request came in
-     * within the last 10 spin periods (so an idle queue sleeps at once). A completion posted by the kernel's
-     * task work interrupts the poll: the ring has no COOP_TASKRUN. Returns whether one arrived.
+     * Submits the pending commits and polls the completion queue for the budget {@link AdaptiveSpin} gives
+     * (none once requests stopped coming, so an idle queue sleeps at once). A completion posted by the
+     * kernel's task work interrupts the poll: the ring has no COOP_TASKRUN. Returns whether one arrived.
      */
     private boolean poll() throws UringException {
-        long now = System.nanoTime();
-        if (now - lastRequest > 10 * spinNanos) return false;
+        long start = System.nanoTime();
+        long budget = spin.budget(start);
+        if (budget == 0) return false;
         ring.submit();
-        long end = now + spinNanos;
+        long now = start;
         while (ring.cqReady() == 0) {
-            if (System.nanoTime() > end) return false;
+            now = System.nanoTime();
+            if (now - start > budget) {
+                spin.polled(now - start, false);
+                return false;
+            }
             Thread.onSpinWait();
         }
+        spin.polled(now - start, true);
         return true;
     }
 
@@ -227,7 +232,16 @@ final class UringQueue implements Runnable {
     }
 
     private void serve(UringEntry e) {
-        if (spinNanos > 0) lastRequest = System.nanoTime();
+        long t0 = System.nanoTime();
+        spin.arrived(t0);
+        try {
+            serveEntry(e);
+        } finally {
+            spin.served(System.nanoTime() - t0);
+        }
+    }
+
+    private void serveEntry(UringEntry e) {
         MemorySegment h = e.header;
         long ent = Off.URING_REQ_HEADER_RING_ENT_IN_OUT;
         e.commitId = i64(h, ent + Off.URING_ENT_IN_OUT_COMMIT_ID);

@@ -1,0 +1,81 @@
+package dev.ringfuse.transport;
+
+/**
+ * When a transport thread that has just served a request should poll for the next one instead of sleeping,
+ * and for how long. One instance per serving thread (not thread-safe).
+ *
+ * <p>Sleeping costs a wake-up per request, and on a virtual machine a halted vCPU takes tens of microseconds
+ * to wake: that, not Java, is what a QD1 request pays on an idle machine. Polling removes it while requests
+ * keep coming, and would burn a CPU when they do not. So, as NAPI busy polling and io_uring's SQPOLL idle
+ * time do, the thread polls only for a bounded time and only right after a request; in addition the time
+ * spent polling is held to a share of the time spent serving:
+ * <ul>
+ *   <li>no request within the last {@code 10 × max} (and at least 200 µs): no polling at all, so an idle
+ *       mount sleeps at once and costs no CPU;</li>
+ *   <li>the budget starts at {@code max}; every {@link #WINDOW} requests the time polled is compared with
+ *       the time served: above {@link #CPU_SHARE} of it the budget halves, well below it (and when polls
+ *       catch requests) it doubles back towards {@code max}. The server's CPU per request with polling thus
+ *       stays near {@code 1 + CPU_SHARE} times what serving alone costs;</li>
+ *   <li>a poll that caught nothing counts fully against the share, so a workload whose requests come just too
+ *       slowly to be caught turns polling down within a window.</li>
+ * </ul>
+ */
+public final class AdaptiveSpin {
+    /** Requests per adjustment. */
+    static final int WINDOW = 32;
+    /**
+     * The most time spent polling, as a share of the time spent serving ({@code -Dringfuse.spin.share=}, for
+     * measurements; a negative value removes the bound).
+     */
+    static final double CPU_SHARE = Double.parseDouble(System.getProperty("ringfuse.spin.share", "0.5"));
+    private static final long MIN_BUDGET = 1_000;
+
+    private final long max;
+    private final long idleAfter;
+    private long budget;
+    private long lastArrival = Long.MIN_VALUE / 2;
+    private long polled, served, caught;
+    private int requests;
+
+    /** @param maxNanos the longest poll; 0 turns polling off */
+    public AdaptiveSpin(long maxNanos) {
+        this.max = maxNanos;
+        this.budget = maxNanos;
+        this.idleAfter = Math.max(10 * maxNanos, 200_000);
+    }
+
+    /** How long to poll now, in nanoseconds; 0: sleep at once. */
+    public long budget(long now) {
+        if (max == 0 || now - lastArrival > idleAfter) return 0;
+        return budget;
+    }
+
+    /** A poll of {@code nanos} ended, with a request ({@code hit}) or without. */
+    public void polled(long nanos, boolean hit) {
+        polled += nanos;
+        if (hit) caught++;
+    }
+
+    /** A request arrived at {@code now} (whether polled for or slept for). */
+    public void arrived(long now) {
+        lastArrival = now;
+    }
+
+    /** A request took {@code nanos} to serve; adjusts the budget once per window. */
+    public void served(long nanos) {
+        served += nanos;
+        if (++requests < WINDOW) return;
+        if (CPU_SHARE < 0) {
+            // unbounded (measurements only): the budget stays at max
+        } else if (polled > CPU_SHARE * served) {
+            budget = Math.max(MIN_BUDGET, budget / 2);
+        } else if (polled < CPU_SHARE / 2 * served && caught > 0) {
+            budget = Math.min(max, budget * 2);
+        }
+        polled = served = caught = 0;
+        requests = 0;
+    }
+
+    /** The current budget, for tests and statistics. */
+    public long currentBudget() { return budget; }
+}
