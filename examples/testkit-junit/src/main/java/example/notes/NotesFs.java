@@ -23,8 +23,8 @@ import java.util.TreeMap;
  * permission checks are left to the kernel (default_permissions).
  *
  * <p>Deliberately small: a file is one byte array (at most {@link #MAX_FILE} bytes, EFBIG beyond), and
- * there are no hard links (EPERM), extended attributes (ENOSYS) or RENAME_EXCHANGE (EINVAL). The scenario
- * suite is told so in {@code NotesFsScenariosTest.features()}.
+ * there are no extended attributes (ENOSYS) or RENAME_EXCHANGE (EINVAL). The scenario suite is told so in
+ * {@code NotesFsScenariosTest.features()}.
  */
 public final class NotesFs implements PathFileSystem {
     /** The largest file this filesystem holds. */
@@ -141,7 +141,7 @@ public final class NotesFs implements PathFileSystem {
         entries.remove(path);
         Entry parent = entries.get(parentOf(path));
         if (e.isDir()) parent.subdirs--;
-        e.links = 0;
+        e.links = e.isDir() ? 0 : e.links - 1;
         e.ctime = now();
         touch(parent);
     }
@@ -183,7 +183,13 @@ public final class NotesFs implements PathFileSystem {
 
     @Override
     public synchronized void link(String existing, String newPath) {
-        throw new FuseException(Errno.EPERM); // one name per file: a map key is the file's only name
+        Entry e = get(existing);
+        if (e.isDir()) throw new FuseException(Errno.EPERM);
+        Entry parent = dir(parentOf(newPath));
+        if (entries.putIfAbsent(checked(newPath), e) != null) throw new FuseException(Errno.EEXIST);
+        e.links++; // two keys, one entry
+        e.ctime = now();
+        touch(parent);
     }
 
     @Override

@@ -32,7 +32,7 @@ class NotesFsScenariosTest extends PosixScenarios {
      */
     @Override
     protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.XATTR, Feature.HARD_LINKS, Feature.RENAME_EXCHANGE,
+        return EnumSet.complementOf(EnumSet.of(Feature.XATTR, Feature.RENAME_EXCHANGE,
                 Feature.SPARSE, Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.TMPFILE, Feature.POSIX_ACL));
     }
 }
