@@ -4,7 +4,8 @@
 # --repo DIR: the local Maven repository to install ringfuse into and build the examples from
 #             (default: Maven's own, ~/.m2/repository). --no-install: use what is installed there already.
 # Each hello filesystem is mounted on the class path and on the module path, read with cat, unmounted;
-# the testkit example runs its JUnit tests (the mount extension and the POSIX scenario suite). Needs root
+# the testkit example runs its JUnit tests (the mount extension and the POSIX scenario suite) on the class
+# path and on the module path. Needs root
 # (or fusermount3) and /dev/fuse. Exits non-zero on the first failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +36,7 @@ trap cleanup EXIT
 
 if [ "$install" = 1 ]; then
   echo "== installing ringfuse (mvn install -DskipTests)"
-  (cd "$here/.." && mvn "${mvn_args[@]}" -DskipTests install)
+  (cd "$here/.." && mvn "${mvn_args[@]}" -DskipTests -Dmaven.javadoc.skip=true install) # tools/test.sh checked the javadoc
 fi
 
 # mount_and_read NAME MAINCLASS MODULE: runs the example both ways, checks the file's content each time
@@ -63,7 +64,13 @@ mount_and_read() {
 mount_and_read hello-lowlevel example.hello.Hello example.hello
 mount_and_read hello-path example.hellopath.HelloPath example.hellopath
 
-echo "== testkit-junit: mvn test (the mount extension and the POSIX scenario suite on NotesFs)"
-(cd "$here/testkit-junit" && mvn "${mvn_args[@]}" test)
-grep -h "Tests run" "$here/testkit-junit/target/surefire-reports/"*.txt | sed 's/^/   /'
+# the testkit example: its JUnit tests (the mount extension and the POSIX scenario suite on NotesFs), run by
+# surefire on the class path and then on the module path (testkit, JUnit and the tests as named modules)
+for how in class-path module-path; do
+  echo "== testkit-junit: mvn test on the $how"
+  props=()
+  [ "$how" = module-path ] && props=(-Dsurefire.useModulePath=true -Dnative.access=dev.ringfuse,dev.ringfuse.uring,dev.ringfuse.testkit)
+  (cd "$here/testkit-junit" && mvn "${mvn_args[@]}" "${props[@]}" test)
+  grep -h "Tests run" "$here/testkit-junit/target/surefire-reports/"*.txt | sed "s/^/   $how: /"
+done
 echo "== examples passed"

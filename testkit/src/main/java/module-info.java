@@ -4,4 +4,6 @@ module dev.ringfuse.testkit {
     requires transitive org.junit.jupiter.api;
     requires jdk.unsupported;
     exports dev.ringfuse.testkit;
+    // JUnit calls PosixScenarios' package-private @BeforeEach reflectively: on the module path it must be open
+    opens dev.ringfuse.testkit to org.junit.platform.commons;
 }

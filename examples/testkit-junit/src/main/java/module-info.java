@@ -1,4 +1,4 @@
 module example.notes {
-    requires dev.ringfuse;
+    requires transitive dev.ringfuse; // NotesFs implements PathFileSystem: its users need ringfuse's types too
     exports example.notes;
 }

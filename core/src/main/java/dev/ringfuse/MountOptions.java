@@ -36,6 +36,12 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
      */
     public static final int MAX_THREADS = 256;
 
+    /**
+     * Checks the values and copies {@code extra}.
+     *
+     * @throws IllegalArgumentException threads outside 1..{@link #MAX_THREADS}, uringDepth below 1, spinMicros
+     *         outside 0..10000, or maxWrite outside 4 KiB..1 MiB
+     */
     public MountOptions {
         if (threads < 1 || threads > MAX_THREADS) {
             throw new IllegalArgumentException("threads must be 1.." + MAX_THREADS + ", not " + threads);
@@ -66,17 +72,42 @@ public record MountOptions(String fsName, String subtype, boolean defaultPermiss
                 autoThreads(), 8, DEFAULT_SPIN_MICROS, 1 << 20, Duration.ofSeconds(10), List.of());
     }
 
+    /** A copy with another {@link #fsName()}, the source column of /proc/mounts. */
     public MountOptions withFsName(String v) { return new MountOptions(v, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    /** A copy with another {@link #subtype()}: the mount shows as type "fuse.&lt;v&gt;". */
     public MountOptions withSubtype(String v) { return new MountOptions(fsName, v, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    /**
+     * A copy that lets the kernel check permissions from the mode bits (true) or leaves them to the
+     * filesystem (false: it must then say so, see {@link dev.ringfuse.lowlevel.LowLevelFileSystem#checksPermissions()}).
+     */
     public MountOptions withDefaultPermissions(boolean v) { return new MountOptions(fsName, subtype, v, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    /**
+     * A copy that lets users other than the mounting one use the mount (needs root, or user_allow_other in
+     * /etc/fuse.conf for fusermount3).
+     */
     public MountOptions withAllowOther(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, v, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    /** A copy that mounts read-only: the kernel refuses writes with EROFS before the filesystem sees them. */
     public MountOptions withReadOnly(boolean v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, v, transport, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    /** A copy with another request transport ({@link TransportKind#AUTO}: io_uring when the kernel offers it). */
     public MountOptions withTransport(TransportKind v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, v, method, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    /** A copy with another way of mounting (mount(2) as root, or fusermount3). */
     public MountOptions withMethod(MountMethod v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, v, threads, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    /** A copy with {@code v} /dev/fuse reader threads (1 to {@link #MAX_THREADS}; IllegalArgumentException otherwise). */
     public MountOptions withThreads(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, v, uringDepth, spinMicros, maxWrite, initTimeout, extra); }
+    /** A copy with {@code v} entries per io_uring queue, i.e. requests in flight per CPU queue (at least 1). */
     public MountOptions withUringDepth(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, v, spinMicros, maxWrite, initTimeout, extra); }
+    /**
+     * A copy whose serving threads (io_uring queues and /dev/fuse readers) poll up to {@code v} microseconds
+     * (0 to 10000; 0 turns polling off) for the next request before sleeping, adaptively: only while
+     * requests keep arriving, backing off when polling stops paying.
+     */
     public MountOptions withSpinMicros(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, v, maxWrite, initTimeout, extra); }
+    /**
+     * A copy with the largest write (and read) request, 4 KiB to 1 MiB; each reader or queue entry holds a
+     * buffer of this size.
+     */
     public MountOptions withMaxWrite(int v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, v, initTimeout, extra); }
+    /** A copy whose {@link Fuse#mount} gives up when the kernel's INIT has not arrived after {@code v}. */
     public MountOptions withInitTimeout(Duration v) { return new MountOptions(fsName, subtype, defaultPermissions, allowOther, readOnly, transport, method, threads, uringDepth, spinMicros, maxWrite, v, extra); }
 
     /**

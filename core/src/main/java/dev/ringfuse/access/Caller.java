@@ -36,8 +36,10 @@ public final class Caller {
         return new Caller(uid, gid, 0, groups.clone());
     }
 
+    /** @return the uid permission checks use (the caller's fsuid) */
     public int uid() { return uid; }
 
+    /** @return the primary gid permission checks use (the caller's fsgid) */
     public int gid() { return gid; }
 
     /** uid 0: stands for the capabilities root has, which a FUSE server cannot see. */

@@ -68,8 +68,10 @@ public interface PathFileSystem {
     /** Creates a directory; {@code mode} has no type bits. */
     default void mkdir(String path, int mode) { throw enosys(); }
 
+    /** Removes the name {@code path} of a non-directory; open handles on the file stay valid. */
     default void unlink(String path) { throw enosys(); }
 
+    /** Removes the empty directory {@code path} (ENOTEMPTY if it is not empty). */
     default void rmdir(String path) { throw enosys(); }
 
     /** Creates the symlink {@code path} pointing at {@code target}. */
@@ -81,11 +83,13 @@ public interface PathFileSystem {
     /** Makes {@code newPath} a hard link to {@code existing}. */
     default void link(String existing, String newPath) { throw enosys(); }
 
+    /** Sets the permission bits ({@code mode & 07777}; no type bits). */
     default void chmod(String path, int mode, long fh) { throw enosys(); }
 
     /** Changes owner and/or group; -1 leaves one unchanged. */
     default void chown(String path, int uid, int gid, long fh) { throw enosys(); }
 
+    /** Sets the length: cuts the file, or extends it with zeros (truncate(2), ftruncate(2), O_TRUNC). */
     default void truncate(String path, long size, long fh) { throw enosys(); }
 
     /** Sets times as utimensat(2); nanoseconds may be {@link #UTIME_NOW} or {@link #UTIME_OMIT}. */
@@ -112,8 +116,10 @@ public interface PathFileSystem {
     /** The last close of an open file; errors are ignored. */
     default void release(String path, long fh, int flags) {}
 
+    /** Makes the file's data (and, unless {@code datasync}, its metadata) durable; ENOSYS: nothing to do. */
     default void fsync(String path, boolean datasync, long fh) { throw enosys(); }
 
+    /** Sizes and free space of the filesystem, for statfs(2) and df. */
     default StatFs statfs(String path) { throw enosys(); }
 
     /** XATTR_CREATE 1 / XATTR_REPLACE 2. */
@@ -122,6 +128,7 @@ public interface PathFileSystem {
     /** The value, or ENODATA. */
     default byte[] getxattr(String path, String name) { throw enosys(); }
 
+    /** The names of the extended attributes of {@code path}, with their namespace prefix ("user.x"). */
     default List<String> listxattr(String path) { throw enosys(); }
 
     /** Removes an xattr, or ENODATA. */

@@ -33,6 +33,7 @@ public interface InitContext {
     /** The largest write the kernel may send, in bytes (default 1 MiB). */
     int maxWrite();
 
+    /** Sets the largest write the kernel may send, 4 KiB to 1 MiB (IllegalArgumentException otherwise). */
     void maxWrite(int bytes);
 
     /** Timestamp granularity in nanoseconds, a power of ten (default 1). */

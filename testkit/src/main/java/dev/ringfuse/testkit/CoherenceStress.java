@@ -38,8 +38,22 @@ public final class CoherenceStress {
     /** System property overriding every stress's duration, in seconds (the soak script sets it). */
     public static final String SECONDS_PROPERTY = "ringfuse.coherence.seconds";
 
-    /** How many processes of each kind, for how long. */
+    /**
+     * How many processes of each kind, for how long.
+     *
+     * @param duration      how long the workers run
+     * @param lockers       processes that write under fcntl locks and check each other's writes
+     * @param directWriters processes that write with O_DIRECT and read back buffered
+     * @param aioWriters    processes that rewrite with async O_DIRECT writes and read back buffered
+     * @param readers       processes that read buffered, by mmap and with O_DIRECT in a loop
+     */
     public record Plan(Duration duration, int lockers, int directWriters, int aioWriters, int readers) {
+        /**
+         * Checks the values.
+         *
+         * @throws IllegalArgumentException a negative count
+         * @throws NullPointerException duration is null
+         */
         public Plan {
             Objects.requireNonNull(duration);
             if (lockers < 0 || directWriters < 0 || aioWriters < 0 || readers < 0) throw new IllegalArgumentException("negative count");

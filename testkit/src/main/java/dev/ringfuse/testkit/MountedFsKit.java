@@ -39,7 +39,16 @@ public final class MountedFsKit {
     public static final Path BASE = Path.of(System.getProperty("java.io.tmpdir"), "ringfuse-testkit");
     private static final AtomicInteger SEQ = new AtomicInteger();
 
-    /** One line of /proc/self/mountinfo. */
+    /**
+     * One line of /proc/self/mountinfo.
+     *
+     * @param mountpoint where it is mounted (octal escapes such as \040 decoded)
+     * @param fsType     the type, e.g. "fuse.ringfuse" or "tmpfs"
+     * @param source     the source column (a FUSE mount's fsname)
+     * @param major      the device's major number
+     * @param minor      the device's minor number (a FUSE connection's number under /sys/fs/fuse/connections)
+     * @param options    the per-mount options (rw or ro, nosuid, nodev, relatime, ...), comma separated
+     */
     public record MountInfo(Path mountpoint, String fsType, String source, int major, int minor, String options) {
         /** True for fuse, fuse.* and fuseblk mounts. */
         public boolean isFuse() { return fsType.equals("fuse") || fsType.startsWith("fuse.") || fsType.equals("fuseblk"); }

@@ -40,6 +40,7 @@ public interface PosixAclScenarios extends ScenarioContext {
         assertEquals(0, r.exit(), r.err());
     }
 
+    /** An access ACL and the mode bits stay in step: setfacl sets the group bits from the mask, chmod rewrites the mask, an ACL equal to the mode disappears (POSIX_ACL). */
     @Test
     default void aclAndModeStayInStep() throws Exception {
         requires(Feature.POSIX_ACL);
@@ -58,6 +59,7 @@ public interface PosixAclScenarios extends ScenarioContext {
         assertNotEquals(0, onFile.exit(), "a default ACL on a file");
     }
 
+    /** A directory's default ACL is inherited by new files and directories and replaces the umask; symlinks get none (POSIX_ACL). */
     @Test
     default void defaultAclIsInheritedAndOverridesTheUmask() throws Exception {
         requires(Feature.POSIX_ACL);
@@ -75,6 +77,7 @@ public interface PosixAclScenarios extends ScenarioContext {
         assertEquals("600", plain.out().trim(), "without a default ACL the umask applies");
     }
 
+    /** Named user and group ACL entries grant access to other users, and the mask limits them (POSIX_ACL, MULTI_USER, root). */
     @Test
     default void aclGrantsAndRefusesOtherUsers() throws Exception {
         requires(Feature.POSIX_ACL);

@@ -26,6 +26,7 @@ public interface PosixAttrScenarios extends ScenarioContext {
         Libc.utimensat(s(p), PAST_A, 111, PAST_M, 222, 0);
     }
 
+    /** chmod sets exactly the bits asked, set-ID and sticky bits included, on files and directories. */
     @Test
     default void chmodSetsExactlyTheBitsAsked() throws Exception {
         Path f = file(dir().resolve("f"), "x");
@@ -40,6 +41,7 @@ public interface PosixAttrScenarios extends ScenarioContext {
         assertEquals(Stat.S_IFREG | 0644, Libc.stat(s(f)).mode());
     }
 
+    /** utimensat stores nanoseconds exactly, honours UTIME_OMIT and UTIME_NOW, takes times before 1970, and sets a symlink's own times. */
     @Test
     default void utimensSetsExactNanoseconds() throws Exception {
         Path f = file(dir().resolve("f"), "x");
@@ -65,6 +67,7 @@ public interface PosixAttrScenarios extends ScenarioContext {
         assertEquals(0, Libc.stat(s(f)).mtimeNs(), "the target is untouched");
     }
 
+    /** write and truncate move mtime and ctime forward and leave atime. */
     @Test
     default void writeAndTruncateUpdateMtimeAndCtime() throws Exception {
         Path f = file(dir().resolve("f"), "0123456789");
@@ -87,6 +90,7 @@ public interface PosixAttrScenarios extends ScenarioContext {
         assertTrue(st.ctimeNs() > ctime, "truncate updates ctime");
     }
 
+    /** chmod and chown move ctime only, not mtime or atime. */
     @Test
     default void chmodAndChownChangeCtimeOnly() throws Exception {
         Path f = file(dir().resolve("f"), "x");
@@ -104,6 +108,7 @@ public interface PosixAttrScenarios extends ScenarioContext {
         assertEquals(PAST_M * 1_000_000_000L + 222, Libc.stat(s(f)).mtimeNs());
     }
 
+    /** Creating and removing entries (create, mkdir, symlink, unlink, rmdir) moves the parent directory's mtime and ctime. */
     @Test
     default void createAndUnlinkUpdateTheParentDirectory() throws Exception {
         Path d = Files.createDirectory(dir().resolve("d"));
@@ -125,6 +130,7 @@ public interface PosixAttrScenarios extends ScenarioContext {
         }
     }
 
+    /** A new file's atime, mtime and ctime are the current time. */
     @Test
     default void newFilesHaveCurrentTimestamps() throws Exception {
         long before = nowNs();
@@ -136,6 +142,7 @@ public interface PosixAttrScenarios extends ScenarioContext {
         }
     }
 
+    /** statfs reports 255-byte names, free counts no larger than totals, and the same numbers through any file. */
     @Test
     default void statfsReportsConsistentNumbers() throws Exception {
         StatFs fs = Libc.statfs(s(dir()));

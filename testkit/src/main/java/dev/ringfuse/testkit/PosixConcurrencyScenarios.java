@@ -40,6 +40,7 @@ public interface PosixConcurrencyScenarios extends ScenarioContext {
         }
     }
 
+    /** Threads writing distinct regions of one file through their own descriptors lose no byte. */
     @Test
     default void threadsWritingDistinctRegionsOfOneFile() throws Exception {
         int threads = 8, chunks = 32, chunk = 16_384;
@@ -65,6 +66,7 @@ public interface PosixConcurrencyScenarios extends ScenarioContext {
         }
     }
 
+    /** Processes writing distinct regions of one file lose no byte. */
     @Test
     default void processesWritingDistinctRegionsOfOneFile() throws Exception {
         int procs = 4, blocks = 64, block = 8192;
@@ -97,6 +99,7 @@ public interface PosixConcurrencyScenarios extends ScenarioContext {
         }
     }
 
+    /** Threads creating files in one directory all succeed, and of threads racing for one name with O_EXCL exactly one wins. */
     @Test
     default void threadsCreatingInOneDirectory() throws Exception {
         int threads = 8, each = 200, racedNames = 100;
@@ -121,6 +124,7 @@ public interface PosixConcurrencyScenarios extends ScenarioContext {
         assertEquals(names.size(), new HashSet<>(names).size());
     }
 
+    /** Processes racing to create the same names with O_EXCL: exactly one wins each name. */
     @Test
     default void processesCreatingInOneDirectory() throws Exception {
         int procs = 4, names = 150;
@@ -153,6 +157,7 @@ public interface PosixConcurrencyScenarios extends ScenarioContext {
         assertEquals(procs * names + names, Libc.listDir(s(dir()), 4096).size());
     }
 
+    /** While two names are swapped with RENAME_EXCHANGE over and over, both names always exist (RENAME_EXCHANGE). */
     @Test
     default void namesNeverVanishDuringRenameExchange() throws Exception {
         requires(Feature.RENAME_EXCHANGE);
@@ -179,6 +184,7 @@ public interface PosixConcurrencyScenarios extends ScenarioContext {
         assertEquals(List.of(), results);
     }
 
+    /** fio writes random blocks from two jobs and verifies their checksums (skipped without fio). */
     @Test
     default void fioVerifyJob() throws Exception {
         assumeTrue(Procs.onPath("fio"), "fio is not installed (apt-get install fio)");

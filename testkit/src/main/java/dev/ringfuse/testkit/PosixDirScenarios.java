@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 /** Directories: link counts, errors, listing many entries (also while they change), deep trees. */
 public interface PosixDirScenarios extends ScenarioContext {
 
+    /** A directory's link count is 2 plus its subdirectories, through mkdir and rmdir, and its subdirectories' ".." is it. */
     @Test
     default void directoryLinkCountsFollowSubdirectories() throws Exception {
         Path d = Files.createDirectory(dir().resolve("d"));
@@ -37,6 +38,7 @@ public interface PosixDirScenarios extends ScenarioContext {
         assertErrno(Errno.ENOENT, () -> Libc.stat(s(d.resolve("a"))));
     }
 
+    /** Directory calls fail with exactly the errno POSIX names: ENOTEMPTY, ENOTDIR, EISDIR, EEXIST, ENOENT. */
     @Test
     default void directoryErrorsAreExact() throws Exception {
         Path d = Files.createDirectory(dir().resolve("d"));
@@ -53,6 +55,7 @@ public interface PosixDirScenarios extends ScenarioContext {
         assertErrno(Errno.EINVAL, () -> Libc.rmdir(s(d) + "/."));
     }
 
+    /** A directory of 3000 entries lists every name once, with the right size for each. */
     @Test
     default void listingThousandsOfEntriesWithAttributes() throws Exception {
         int n = 3000;
@@ -83,6 +86,7 @@ public interface PosixDirScenarios extends ScenarioContext {
         }
     }
 
+    /** Listing a directory while other entries come and go shows every untouched entry exactly once. */
     @Test
     default void listingWhileEntriesChangeShowsStableOnesExactlyOnce() throws Exception {
         int stable = 2000;
@@ -114,6 +118,7 @@ public interface PosixDirScenarios extends ScenarioContext {
         assertEquals(stable, Libc.listDir(s(dir()), 65536).size());
     }
 
+    /** A tree one hundred directories deep can be made, walked and removed. */
     @Test
     default void deepTreeOfOneHundredLevels() throws Exception {
         Path p = dir();
@@ -133,6 +138,7 @@ public interface PosixDirScenarios extends ScenarioContext {
         assertEquals(List.of(), Libc.listDir(s(dir()), 4096));
     }
 
+    /** Renaming a directory into another moves everything below it, and both parents' link counts follow. */
     @Test
     default void renamingADirectoryMovesItsSubtree() throws Exception {
         Path d1 = Files.createDirectory(dir().resolve("d1"));

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 /** Regular files: create, read, write, truncate, append, fsync, open files that lose their name. */
 public interface PosixFileScenarios extends ScenarioContext {
 
+    /** A 3 MiB file reads back exactly, as a whole and from unaligned offsets. */
     @Test
     default void writeThenReadBackExactly() throws Exception {
         byte[] data = pattern(1, 3 * 1024 * 1024 + 123);
@@ -43,6 +44,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         }
     }
 
+    /** Overlapping writes of many sizes at unaligned offsets leave the file equal to an in-memory model. */
     @Test
     default void unalignedWritesOfManySizesMatchAModel() throws Exception {
         Path f = dir().resolve("model");
@@ -61,6 +63,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         assertArrayEquals(Arrays.copyOf(model, 2_777_777), Files.readAllBytes(f));
     }
 
+    /** Opening a running executable for writing fails with ETXTBSY and changes nothing. */
     @Test
     default void openingARunningExecutableForWritingIsRefusedAndChangesNothing() throws Exception {
         Path exe = dir().resolve("busy-exe");
@@ -78,6 +81,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         }
     }
 
+    /** Overwriting the middle of a file changes those bytes only. */
     @Test
     default void overwriteInTheMiddleKeepsTheRest() throws Exception {
         byte[] data = pattern(2, 65_536);
@@ -91,6 +95,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         assertArrayEquals(data, Files.readAllBytes(f));
     }
 
+    /** truncate shrinks a file, and extending it again reads zeros where the old data was. */
     @Test
     default void truncateShrinksThenExtendsWithZeros() throws Exception {
         byte[] data = pattern(4, 10_000);
@@ -106,6 +111,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         assertEquals(0, Files.size(f));
     }
 
+    /** O_TRUNC empties the file in place: same inode, length 0. */
     @Test
     default void openWithTruncateEmptiesTheSameInode() throws Exception {
         Path f = file(dir().resolve("f"), pattern(5, 5000));
@@ -118,6 +124,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         assertEquals(ino, st.ino());
     }
 
+    /** O_CREAT|O_EXCL on an existing name fails with EEXIST and leaves the file alone. */
     @Test
     default void exclusiveCreateOfAnExistingNameFails() throws Exception {
         Path f = file(dir().resolve("f"), "x");
@@ -129,6 +136,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         assertErrno(Errno.EISDIR, () -> Libc.open(s(dir()), Libc.O_RDWR, 0));
     }
 
+    /** Reads at and far past the end of a file return no bytes, not an error. */
     @Test
     default void readsAtAndPastTheEndReturnNothing() throws Exception {
         Path f = file(dir().resolve("f"), pattern(6, 1000));
@@ -139,6 +147,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         });
     }
 
+    /** Empty files have length 0, and zero-length writes change nothing. */
     @Test
     default void emptyFilesAndZeroLengthWrites() throws Exception {
         Path f = Files.createFile(dir().resolve("empty"));
@@ -151,6 +160,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         assertEquals(0, Files.size(f));
     }
 
+    /** Two processes appending with O_APPEND never overwrite each other's records. */
     @Test
     default void twoAppendersNeverOverwriteEachOther() throws Exception {
         Path f = Files.createFile(dir().resolve("log"));
@@ -186,6 +196,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         assertArrayEquals(new int[] {records, records}, next);
     }
 
+    /** fsync and fdatasync succeed and the data is still there afterwards. */
     @Test
     default void fsyncAndFdatasyncKeepTheData() throws Exception {
         Path f = dir().resolve("f");
@@ -204,6 +215,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         assertArrayEquals(both, Files.readAllBytes(f));
     }
 
+    /** An open file that was unlinked stays readable and writable through its descriptor, with a link count of 0. */
     @Test
     default void unlinkedOpenFileStaysReadableAndWritable() throws Exception {
         Path f = file(dir().resolve("f"), "before");
@@ -218,6 +230,7 @@ public interface PosixFileScenarios extends ScenarioContext {
         });
     }
 
+    /** Renaming over an open file leaves its readers the old content. */
     @Test
     default void renameOverAnOpenFileKeepsTheOldContentForItsReaders() throws Exception {
         Path a = file(dir().resolve("a"), "new content");

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 /** Symlinks, hard links, fifos, sockets and device nodes. */
 public interface PosixLinkScenarios extends ScenarioContext {
 
+    /** A symlink's target, relative, absolute or 4095 bytes long, comes back exactly, and lstat reports its length. */
     @Test
     default void symlinksStoreTheirTargetExactly() throws Exception {
         Path target = file(dir().resolve("target"), "through the link");
@@ -45,6 +46,7 @@ public interface PosixLinkScenarios extends ScenarioContext {
         assertEquals(longTarget, Files.readSymbolicLink(lng).toString());
     }
 
+    /** Dangling symlinks give ENOENT when followed and O_CREAT through one creates its target; looping ones give ELOOP. */
     @Test
     default void danglingAndLoopingSymlinks() throws Exception {
         Path dangling = Files.createSymbolicLink(dir().resolve("dangling"), Path.of("missing"));
@@ -60,6 +62,7 @@ public interface PosixLinkScenarios extends ScenarioContext {
         assertEquals(Stat.S_IFREG, Libc.lstat(s(dir().resolve("missing"))).type());
     }
 
+    /** Hard links share one inode, content and link count, and the file lives until its last name goes (HARD_LINKS). */
     @Test
     default void hardLinksShareOneInode() throws Exception {
         requires(Feature.HARD_LINKS);
@@ -84,6 +87,7 @@ public interface PosixLinkScenarios extends ScenarioContext {
         assertErrno(Errno.ENOENT, () -> Libc.linkat(s(a), s(dir().resolve("d")), 0));
     }
 
+    /** A fifo made with mknod carries data from a writer to a reader (SPECIAL_FILES). */
     @Test
     default void fifosCarryDataBetweenOpeners() throws Exception {
         requires(Feature.SPECIAL_FILES);
@@ -106,6 +110,10 @@ public interface PosixLinkScenarios extends ScenarioContext {
         writer.get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * Character and block devices keep their type and numbers (large ones too); sockets and regular files can be
+     * made with mknod (SPECIAL_FILES, root).
+     */
     @Test
     default void deviceNodesAndSocketsKeepTypeAndNumbers() throws Exception {
         requires(Feature.SPECIAL_FILES);

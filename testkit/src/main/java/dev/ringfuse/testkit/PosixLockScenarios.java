@@ -26,6 +26,7 @@ public interface PosixLockScenarios extends ScenarioContext {
                 fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhxxxxqqixxxx", kind, 0, start, length, 0))
             """;
 
+    /** fcntl record locks held by one process conflict with another's, and F_GETLK reports the holder (POSIX_LOCKS). */
     @Test
     default void recordLocksConflictAcrossProcesses() throws Exception {
         requires(Feature.POSIX_LOCKS);
@@ -63,6 +64,7 @@ public interface PosixLockScenarios extends ScenarioContext {
         });
     }
 
+    /** A record lock goes away when its process dies, and a process blocked in F_SETLKW then gets it (POSIX_LOCKS). */
     @Test
     default void recordLocksDieWithTheirProcessAndWaitersWake() throws Exception {
         requires(Feature.POSIX_LOCKS);
@@ -97,6 +99,7 @@ public interface PosixLockScenarios extends ScenarioContext {
         }
     }
 
+    /** flock(LOCK_EX) held by one process keeps another out until released (FLOCK). */
     @Test
     default void flockIsExclusiveAcrossProcesses() throws Exception {
         requires(Feature.FLOCK);

@@ -37,6 +37,7 @@ public interface PosixNameScenarios extends ScenarioContext {
         }
     }
 
+    /** Names of 255 bytes work; 256 bytes fail with ENAMETOOLONG. */
     @Test
     default void namesOf255BytesWorkAnd256AreTooLong() throws Exception {
         String max = "n".repeat(255);
@@ -52,6 +53,7 @@ public interface PosixNameScenarios extends ScenarioContext {
         assertEquals(2, Libc.listDir(s(dir()), 4096).size());
     }
 
+    /** The name limit counts bytes, not characters: 255 bytes of two-byte characters work, one more fails. */
     @Test
     default void multiByteNamesCountBytesNotCharacters() throws Exception {
         String e255 = "é".repeat(127) + "a"; // 127 * 2 + 1 = 255 bytes
@@ -66,6 +68,7 @@ public interface PosixNameScenarios extends ScenarioContext {
         assertEquals(Set.of(e255, cjk), new HashSet<>(Libc.listDir(s(dir()), 4096)));
     }
 
+    /** Names in many scripts, with emoji, spaces and punctuation, come back unchanged from readdir. */
     @Test
     default void unicodeAndOddBytesRoundTrip() throws Exception {
         List<String> names = List.of("😀 emoji", "ひらがな.txt", "Ελληνικά", "日本語ファイル", "mixed ünï cødé",
@@ -84,6 +87,7 @@ public interface PosixNameScenarios extends ScenarioContext {
         assertEquals(List.of(), Libc.listDir(s(dir()), 4096));
     }
 
+    /** Names that are not valid UTF-8 come back byte for byte and stay distinct. */
     @Test
     default void namesThatAreNotUtf8RoundTripByteForByte() throws Exception {
         // Linux names are bytes: invalid UTF-8 must come back exactly as it went in, and two different

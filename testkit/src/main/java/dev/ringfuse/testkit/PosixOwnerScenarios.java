@@ -25,6 +25,7 @@ public interface PosixOwnerScenarios extends ScenarioContext {
         return r.outcomes();
     }
 
+    /** New files, directories, symlinks and fifos belong to the calling user and group (MULTI_USER, root). */
     @Test
     default void newFilesBelongToTheCaller() throws Exception {
         requiresRoot();
@@ -54,6 +55,7 @@ public interface PosixOwnerScenarios extends ScenarioContext {
         assertEquals(USER, Libc.lstat(s(dir().resolve("u-fifo"))).gid());
     }
 
+    /** A set-group-ID directory gives new entries its group, and new subdirectories the bit (MULTI_USER, root). */
     @Test
     default void setgidDirectoriesPassTheirGroupOn() throws Exception {
         requiresRoot();
@@ -75,6 +77,10 @@ public interface PosixOwnerScenarios extends ScenarioContext {
         assertEquals(Stat.S_IFDIR | 02755, sub.mode(), "a new directory inherits the setgid bit");
     }
 
+    /**
+     * chown sets owner and group (-1 keeps one) and clears a file's set-ID bits; lchown changes a symlink, not its
+     * target (MULTI_USER, root).
+     */
     @Test
     default void chownSetsOwnersAndClearsSetuid() throws Exception {
         requiresRoot();
@@ -96,6 +102,7 @@ public interface PosixOwnerScenarios extends ScenarioContext {
         assertEquals(OTHER, Libc.stat(s(f)).uid(), "lchown leaves the target alone");
     }
 
+    /** Permission bits are enforced for other users: reading, writing, creating and removing, sticky directories (MULTI_USER, root). */
     @Test
     default void permissionBitsAreEnforcedForOtherUsers() throws Exception {
         requiresRoot();

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 /** rename(2) and renameat2(2): replacing, RENAME_NOREPLACE, RENAME_EXCHANGE, the errors, the timestamps. */
 public interface PosixRenameScenarios extends ScenarioContext {
 
+    /** rename over an existing name replaces it atomically: readers see the old or the new file, never none. */
     @Test
     default void renameReplacesTheTargetAtomically() throws Exception {
         Path a = file(dir().resolve("a"), "A"), b = file(dir().resolve("b"), "B");
@@ -37,6 +38,7 @@ public interface PosixRenameScenarios extends ScenarioContext {
         assertErrno(Errno.ENOENT, () -> Libc.renameat2(s(a), s(dir().resolve("c")), 0));
     }
 
+    /** RENAME_NOREPLACE fails with EEXIST when the target exists and changes nothing. */
     @Test
     default void renameNoReplaceRefusesAnExistingTarget() throws Exception {
         Path a = file(dir().resolve("a"), "A"), b = file(dir().resolve("b"), "B");
@@ -48,6 +50,7 @@ public interface PosixRenameScenarios extends ScenarioContext {
         assertErrno(Errno.ENOENT, () -> Libc.stat(s(a)));
     }
 
+    /** RENAME_EXCHANGE swaps two names and their inodes, also a file with a directory (RENAME_EXCHANGE). */
     @Test
     default void renameExchangeSwapsTwoNames() throws Exception {
         requires(Feature.RENAME_EXCHANGE);
@@ -73,6 +76,10 @@ public interface PosixRenameScenarios extends ScenarioContext {
         assertErrno(Errno.EINVAL, () -> Libc.renameat2(s(a), s(d), Libc.RENAME_EXCHANGE | Libc.RENAME_NOREPLACE));
     }
 
+    /**
+     * rename fails with exactly the errno POSIX names (a directory over a non-empty one or a file, a file over a
+     * directory, a directory into itself), and a directory may replace an empty one.
+     */
     @Test
     default void renameErrorsAreExact() throws Exception {
         Path d = Files.createDirectory(dir().resolve("d"));
@@ -91,6 +98,7 @@ public interface PosixRenameScenarios extends ScenarioContext {
         assertEquals(4, Libc.stat(s(dir())).nlink(), ". + .. + full + empty");
     }
 
+    /** rename moves the renamed entry's ctime and both parents' mtime and ctime. */
     @Test
     default void renameUpdatesCtimeAndBothParents() throws Exception {
         Path src = Files.createDirectory(dir().resolve("src"));

@@ -41,6 +41,9 @@ public abstract class PosixScenarios implements PosixFileScenarios, PosixSpaceSc
     private static final AtomicInteger SEQ = new AtomicInteger();
     private Path dir;
 
+    /** For subclasses, which JUnit instantiates once per scenario. */
+    protected PosixScenarios() {}
+
     /** The root of the filesystem under test (its mount point). */
     protected abstract Path root();
 

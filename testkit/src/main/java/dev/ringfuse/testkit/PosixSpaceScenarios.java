@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 public interface PosixSpaceScenarios extends ScenarioContext {
     long KIB = 1024, MIB = 1024 * KIB, GIB = 1024 * MIB;
 
+    /** A 4 KiB write at 5 GiB makes a sparse file that reads zeros before it and takes little space (SPARSE). */
     @Test
     default void sparseFileBeyondFourGiB() throws Exception {
         requires(Feature.SPARSE);
@@ -53,6 +54,7 @@ public interface PosixSpaceScenarios extends ScenarioContext {
         }
     }
 
+    /** fallocate allocates space, KEEP_SIZE leaves the length, PUNCH_HOLE zeroes a range (FALLOCATE). */
     @Test
     default void fallocateAllocatesKeepsSizeAndPunchesHoles() throws Exception {
         requires(Feature.FALLOCATE);
@@ -84,6 +86,7 @@ public interface PosixSpaceScenarios extends ScenarioContext {
         });
     }
 
+    /** lseek SEEK_DATA and SEEK_HOLE find the data and the holes of a sparse file (SEEK_HOLE). */
     @Test
     default void seekDataAndSeekHoleFindTheExtents() throws Exception {
         requires(Feature.SEEK_HOLE);
@@ -104,6 +107,7 @@ public interface PosixSpaceScenarios extends ScenarioContext {
         });
     }
 
+    /** copy_file_range copies exactly the range asked between unaligned offsets, and nothing at end of file. */
     @Test
     default void copyFileRangeCopiesExactly() throws Exception {
         byte[] src = pattern(15, (int) (3 * MIB));
@@ -129,6 +133,7 @@ public interface PosixSpaceScenarios extends ScenarioContext {
         }
     }
 
+    /** O_TMPFILE makes a file with no name, which linkat can give one (TMPFILE). */
     @Test
     default void tmpfileIsUnnamedUntilLinked() throws Exception {
         requires(Feature.TMPFILE);
@@ -154,6 +159,7 @@ public interface PosixSpaceScenarios extends ScenarioContext {
         }
     }
 
+    /** Writes through a shared mapping reach read(2), and write(2) shows in the mapping. */
     @Test
     default void mmapWritesReachReadersAndReadsSeeWrites() throws Exception {
         int size = 3 * 4096 + 100;
@@ -177,6 +183,7 @@ public interface PosixSpaceScenarios extends ScenarioContext {
         }
     }
 
+    /** O_DIRECT reads and writes with aligned buffers move the exact bytes (DIRECT_IO). */
     @Test
     default void directIoWithAlignedBuffers() throws Exception {
         requires(Feature.DIRECT_IO);

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 /** Extended attributes in the user.* namespace. */
 public interface PosixXattrScenarios extends ScenarioContext {
 
+    /** user.* extended attributes can be set, read, listed and removed (XATTR). */
     @Test
     default void userXattrsSetGetListRemove() throws Exception {
         requires(Feature.XATTR);
@@ -44,6 +45,10 @@ public interface PosixXattrScenarios extends ScenarioContext {
         assertEquals(Set.of("user.empty", "user.binary"), new HashSet<>(Libc.listxattr(f)));
     }
 
+    /**
+     * XATTR_CREATE and XATTR_REPLACE are honoured, a too small buffer gives ERANGE, a name over 255 bytes is
+     * refused (XATTR).
+     */
     @Test
     default void xattrFlagsAndSizesAreEnforced() throws Exception {
         requires(Feature.XATTR);
@@ -59,6 +64,10 @@ public interface PosixXattrScenarios extends ScenarioContext {
         assertErrno(Errno.ENODATA, () -> Libc.getxattr(f, "user.never"));
     }
 
+    /**
+     * Extended attributes belong to the inode: shared by hard links, kept across renames, on directories too;
+     * setxattr changes ctime; user.* on a symlink is refused (XATTR, HARD_LINKS).
+     */
     @Test
     default void xattrsLiveOnTheInode() throws Exception {
         requires(Feature.XATTR);

@@ -22,6 +22,7 @@ public final class BlockingFile implements AutoCloseable {
         this.path = path;
     }
 
+    /** The file descriptor, for calls this class does not offer; owned by this object (closed by {@link #close()}). */
     public int fd() { return fd; }
 
     /** Reads up to {@code dst.byteSize()} bytes at {@code offset}; returns the count (0 at EOF). */

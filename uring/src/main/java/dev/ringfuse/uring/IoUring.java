@@ -95,8 +95,10 @@ public final class IoUring implements AutoCloseable {
         }
     }
 
+    /** @return the configuration the ring was set up with (as asked, before the kernel rounded sizes) */
     public RingConfig config() { return config; }
 
+    /** @return what the running kernel offers: feature bits and the opcodes it supports, probed once at setup */
     public Features features() { return features; }
 
     /** The ring's file descriptor (for MSG_RING targets or registered-ring tricks). */
@@ -108,6 +110,7 @@ public final class IoUring implements AutoCloseable {
     /** Actual CQ size. */
     public int cqEntries() { return cq.entries(); }
 
+    /** @return whether {@link #close()} has run; submitting, waiting and registering then throw {@link RingClosedException} */
     public boolean isClosed() { return closed.get(); }
 
     // ------------------------------------------------------------------ submission

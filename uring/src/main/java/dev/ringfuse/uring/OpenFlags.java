@@ -4,17 +4,28 @@ package dev.ringfuse.uring;
 public final class OpenFlags {
     private OpenFlags() {}
 
+    /** Open for reading only (the access mode is the low two bits). */
     public static final int O_RDONLY = 0;
+    /** Open for writing only. */
     public static final int O_WRONLY = 1;
+    /** Open for reading and writing. */
     public static final int O_RDWR = 2;
+    /** Create the file if it does not exist, with the mode given to open. */
     public static final int O_CREAT = 0100;
+    /** With O_CREAT: fail with EEXIST if the file exists. */
     public static final int O_EXCL = 0200;
+    /** Truncate an existing regular file to length 0 (needs write access). */
     public static final int O_TRUNC = 01000;
+    /** Every write goes to the end of the file, whatever offset it names. */
     public static final int O_APPEND = 02000;
+    /** Each write returns only once its data (not necessarily its metadata) is on stable storage. */
     public static final int O_DSYNC = 010000;
     /** Bypass the page cache: buffers, offsets and lengths must be aligned to the logical block size. */
     public static final int O_DIRECT = 040000;
+    /** Fail with ENOTDIR unless the path is a directory. */
     public static final int O_DIRECTORY = 0200000;
+    /** Fail with ELOOP if the last path component is a symlink. */
     public static final int O_NOFOLLOW = 0400000;
+    /** Close the descriptor on exec (the JDK starts processes with fork/exec). */
     public static final int O_CLOEXEC = 02000000;
 }

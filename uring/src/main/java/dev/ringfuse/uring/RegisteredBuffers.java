@@ -20,11 +20,13 @@ public final class RegisteredBuffers implements AutoCloseable {
         this.buffers = buffers;
     }
 
+    /** @return how many buffers are registered; valid indexes are 0 to count() - 1 */
     public int count() { return buffers.length; }
 
     /** The segment registered as index {@code i}. */
     public MemorySegment buffer(int i) { return buffers[i]; }
 
+    /** @return whether the buffers were unregistered ({@link #close()}); their indexes are then invalid */
     public boolean isClosed() { return closed.get(); }
 
     /** IORING_UNREGISTER_BUFFERS, once; a no-op if the ring is already closed. Call from the ring's owner. */

@@ -18,11 +18,13 @@ public final class RegisteredFiles implements AutoCloseable {
         this.fds = fds;
     }
 
+    /** @return how many slots are registered; valid slots are 0 to count() - 1 */
     public int count() { return fds.length; }
 
     /** The fd registered in slot {@code i} (as it was at registration time). */
     public int fd(int i) { return fds[i]; }
 
+    /** @return whether the table was unregistered ({@link #close()}); its slots are then invalid */
     public boolean isClosed() { return closed.get(); }
 
     /** IORING_UNREGISTER_FILES, once; a no-op if the ring is already closed. Call from the ring's owner. */

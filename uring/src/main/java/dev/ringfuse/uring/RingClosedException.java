@@ -7,6 +7,7 @@ public final class RingClosedException extends UringException {
     @Serial
     private static final long serialVersionUID = 1L;
 
+    /** @param operation the opcode or call that was cancelled by the close */
     public RingClosedException(String operation) {
         super(operation, ECANCELED, "ring closed");
     }

@@ -12,6 +12,12 @@ import dev.ringfuse.uring.internal.Abi;
  */
 public record RingConfig(int sqEntries, int cqEntries, int setupFlags, int sqThreadIdle) {
 
+    /**
+     * Checks the values.
+     *
+     * @throws IllegalArgumentException sqEntries outside 1..32768, cqEntries negative, or DEFER_TASKRUN
+     *         without SINGLE_ISSUER (the kernel would refuse the ring with EINVAL)
+     */
     public RingConfig {
         if (sqEntries < 1 || sqEntries > 32768) throw new IllegalArgumentException("sqEntries " + sqEntries);
         if (cqEntries < 0) throw new IllegalArgumentException("cqEntries " + cqEntries);
@@ -19,26 +25,37 @@ public record RingConfig(int sqEntries, int cqEntries, int setupFlags, int sqThr
             throw new IllegalArgumentException("DEFER_TASKRUN requires SINGLE_ISSUER");
     }
 
+    /**
+     * A builder with no setup flags and a 1 s SQPOLL idle time.
+     *
+     * @param sqEntries submission queue size, 1 to 32768
+     * @return a new builder
+     */
     public static Builder builder(int sqEntries) {
         return new Builder(sqEntries);
     }
 
+    /** @return whether SQEs are 128 bytes (SQE128), as FUSE-over-io_uring needs for its command area */
     public boolean sqe128() {
         return has(Abi.IORING_SETUP_SQE128);
     }
 
+    /** @return whether CQEs are 32 bytes (CQE32), carrying two extra u64 */
     public boolean cqe32() {
         return has(Abi.IORING_SETUP_CQE32);
     }
 
+    /** @return whether a kernel thread polls the submission queue (SQPOLL) */
     public boolean sqPoll() {
         return has(Abi.IORING_SETUP_SQPOLL);
     }
 
+    /** @return whether completions are processed only when the owner thread waits (DEFER_TASKRUN) */
     public boolean deferTaskrun() {
         return has(Abi.IORING_SETUP_DEFER_TASKRUN);
     }
 
+    /** @return whether only the creating thread may submit (SINGLE_ISSUER) */
     public boolean singleIssuer() {
         return has(Abi.IORING_SETUP_SINGLE_ISSUER);
     }
@@ -99,6 +116,10 @@ public record RingConfig(int sqEntries, int cqEntries, int setupFlags, int sqThr
         /** Adds raw {@code IORING_SETUP_*} bits not covered above. */
         public Builder rawFlags(int setupFlags) { flags |= setupFlags; return this; }
 
+        /**
+         * @return the configuration
+         * @throws IllegalArgumentException as the {@link RingConfig} constructor
+         */
         public RingConfig build() {
             return new RingConfig(sqEntries, cqEntries, flags, sqThreadIdle);
         }

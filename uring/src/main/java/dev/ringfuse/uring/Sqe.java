@@ -39,41 +39,55 @@ public final class Sqe {
 
     // ------------------------------------------------------------------ raw fields
 
+    /** The operation; the {@code prep*} methods set it for you. */
     public Sqe opcode(Opcode op) { sqes.set(JAVA_BYTE, base + Abi.SQE_OPCODE, (byte) op.code()); return this; }
 
     /** IOSQE_* flags, replacing what is there. */
     public Sqe flags(int iosqeFlags) { sqes.set(JAVA_BYTE, base + Abi.SQE_FLAGS, (byte) iosqeFlags); return this; }
 
+    /** The IOSQE_* flags set so far. */
     public int flags() { return sqes.get(JAVA_BYTE, base + Abi.SQE_FLAGS) & 0xff; }
 
+    /** {@code ioprio}: an I/O priority (ioprio_set(2) encoding) for reads and writes, op-specific bits for others. */
     public Sqe ioprio(int prio) { sqes.set(JAVA_SHORT, base + Abi.SQE_IOPRIO, (short) prio); return this; }
 
     /** A file descriptor, or an index into the registered file table together with {@link #fixedFile()}. */
     public Sqe fd(int fd) { sqes.set(JAVA_INT, base + Abi.SQE_FD, fd); return this; }
 
+    /** {@code off}: the file offset for reads and writes (-1: the current position); other ops reuse the field. */
     public Sqe off(long off) { sqes.set(JAVA_LONG, base + Abi.SQE_OFF, off); return this; }
 
+    /** {@code addr}: usually the address of the buffer, path or struct the operation reads or fills. */
     public Sqe addr(long addr) { sqes.set(JAVA_LONG, base + Abi.SQE_ADDR, addr); return this; }
 
+    /** {@code addr} = the address of {@code seg}, which must be native (IllegalArgumentException otherwise). */
     public Sqe addr(MemorySegment seg) { return addr(nativeAddress(seg)); }
 
+    /** {@code addr2} (shares its place with {@code off}): a second address, e.g. the new path of RENAMEAT. */
     public Sqe addr2(long addr2) { sqes.set(JAVA_LONG, base + Abi.SQE_ADDR2, addr2); return this; }
 
+    /** {@code addr3}: a third address (URING_CMD, SQE128 layouts). */
     public Sqe addr3(long addr3) { sqes.set(JAVA_LONG, base + Abi.SQE_ADDR3, addr3); return this; }
 
+    /** {@code len}: a byte count for reads and writes, an iovec count for READV/WRITEV, op-specific otherwise. */
     public Sqe len(int len) { sqes.set(JAVA_INT, base + Abi.SQE_LEN, len); return this; }
 
     /** The per-op flags word (rw_flags, fsync_flags, open_flags, statx_flags, uring_cmd_flags, ...). */
     public Sqe opFlags(int flags) { sqes.set(JAVA_INT, base + Abi.SQE_OP_FLAGS, flags); return this; }
 
+    /** {@code user_data}: copied unchanged into the operation's CQE, to tell which request completed. */
     public Sqe userData(long userData) { sqes.set(JAVA_LONG, base + Abi.SQE_USER_DATA, userData); return this; }
 
+    /** The {@code user_data} set so far. */
     public long userData() { return sqes.get(JAVA_LONG, base + Abi.SQE_USER_DATA); }
 
+    /** {@code buf_index}: the registered buffer READ_FIXED/WRITE_FIXED use ({@link IoUring#registerBuffers}). */
     public Sqe bufIndex(int index) { sqes.set(JAVA_SHORT, base + Abi.SQE_BUF_INDEX, (short) index); return this; }
 
+    /** {@code personality}: run with credentials registered by IORING_REGISTER_PERSONALITY (0: the submitter's). */
     public Sqe personality(int id) { sqes.set(JAVA_SHORT, base + Abi.SQE_PERSONALITY, (short) id); return this; }
 
+    /** {@code splice_fd_in}: the input descriptor of SPLICE and TEE. */
     public Sqe spliceFdIn(int fd) { sqes.set(JAVA_INT, base + Abi.SQE_SPLICE_FD_IN, fd); return this; }
 
     /** {@code file_index}: for OPENAT/ACCEPT "direct" descriptors this is slot + 1; 0 means a normal fd. */
@@ -120,6 +134,7 @@ public final class Sqe {
         return opcode(op).fd(fd).addr(addr).len(len).off(off);
     }
 
+    /** NOP: completes at once with 0; for measuring the ring itself or waking its owner. */
     public Sqe prepNop() { return opcode(Opcode.NOP); }
 
     /** READ into {@code buf} at file offset {@code off} (-1: current position). */
@@ -127,6 +142,7 @@ public final class Sqe {
         return prepRw(Opcode.READ, fd, nativeAddress(buf), length(buf), off);
     }
 
+    /** WRITE from {@code buf} at file offset {@code off} (-1: current position); may complete short. */
     public Sqe prepWrite(int fd, MemorySegment buf, long off) {
         return prepRw(Opcode.WRITE, fd, nativeAddress(buf), length(buf), off);
     }
@@ -136,6 +152,7 @@ public final class Sqe {
         return prepRw(Opcode.READV, fd, nativeAddress(iovecs), nr, off);
     }
 
+    /** WRITEV from {@code nr} {@code struct iovec}s at {@code iovecs}. */
     public Sqe prepWritev(int fd, MemorySegment iovecs, int nr, long off) {
         return prepRw(Opcode.WRITEV, fd, nativeAddress(iovecs), nr, off);
     }
@@ -145,6 +162,7 @@ public final class Sqe {
         return prepRw(Opcode.READ_FIXED, fd, nativeAddress(buf), length(buf), off).bufIndex(bufIndex);
     }
 
+    /** WRITE_FIXED from (part of) registered buffer {@code bufIndex}; {@code buf} must lie inside it. */
     public Sqe prepWriteFixed(int fd, MemorySegment buf, long off, int bufIndex) {
         return prepRw(Opcode.WRITE_FIXED, fd, nativeAddress(buf), length(buf), off).bufIndex(bufIndex);
     }
@@ -165,6 +183,7 @@ public final class Sqe {
                 nativeAddress(openHow));
     }
 
+    /** CLOSE of a normal descriptor. */
     public Sqe prepClose(int fd) { return opcode(Opcode.CLOSE).fd(fd); }
 
     /** CLOSE of a registered (direct) descriptor. */
@@ -191,6 +210,7 @@ public final class Sqe {
         return prepRw(Opcode.UNLINKAT, dirfd, nativeAddress(path), 0, 0).opFlags(flags);
     }
 
+    /** MKDIRAT: {@code path} NUL-terminated, relative to {@code dirfd}; {@code mode} is masked by the umask. */
     public Sqe prepMkdirat(int dirfd, MemorySegment path, int mode) {
         return prepRw(Opcode.MKDIRAT, dirfd, nativeAddress(path), mode, 0);
     }
@@ -200,6 +220,7 @@ public final class Sqe {
         return prepRw(Opcode.SYMLINKAT, newDirfd, nativeAddress(target), 0, nativeAddress(linkPath));
     }
 
+    /** LINKAT: a new name {@code newPath} for {@code oldPath}; {@code flags} AT_SYMLINK_FOLLOW (0x400) follows a symlink. */
     public Sqe prepLinkat(int oldDirfd, MemorySegment oldPath, int newDirfd, MemorySegment newPath, int flags) {
         return prepRw(Opcode.LINKAT, oldDirfd, nativeAddress(oldPath), newDirfd, nativeAddress(newPath))
                 .opFlags(flags);

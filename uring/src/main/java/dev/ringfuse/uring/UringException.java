@@ -19,10 +19,19 @@ public class UringException extends IOException {
     private final int errno;
     private final String operation;
 
+    /**
+     * @param operation the opcode or syscall that failed
+     * @param errno     the positive errno it failed with
+     */
     public UringException(String operation, int errno) {
         this(operation, errno, null);
     }
 
+    /**
+     * @param operation the opcode or syscall that failed
+     * @param errno     the positive errno it failed with
+     * @param detail    what else the message should say (the path, the ring), or null
+     */
     public UringException(String operation, int errno, String detail) {
         super(operation + ": " + Errno.name(errno) + (detail == null ? "" : " (" + detail + ")"));
         this.errno = errno;

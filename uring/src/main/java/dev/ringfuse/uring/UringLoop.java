@@ -103,6 +103,7 @@ public final class UringLoop implements AutoCloseable {
         return loop.features();
     }
 
+    /** Whether {@link #close()} has run; operations started after it fail with {@link RingClosedException}. */
     public boolean isClosed() {
         return loop.isClosed();
     }

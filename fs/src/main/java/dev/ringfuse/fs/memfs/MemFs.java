@@ -51,6 +51,13 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
      */
     public record Options(long capacityBytes, long maxInodes, Duration entryTimeout, Duration attrTimeout,
                           boolean writeback, int chunkSize, int rootMode, int rootUid, int rootGid) {
+        /**
+         * Checks the values.
+         *
+         * @throws IllegalArgumentException capacity or inodes not positive, chunkSize not a power of two in
+         *         4 KiB..256 KiB
+         * @throws NullPointerException a timeout is null
+         */
         public Options {
             if (capacityBytes <= 0 || maxInodes < 1) throw new IllegalArgumentException("capacity and inodes must be positive");
             if (Integer.bitCount(chunkSize) != 1 || chunkSize < ChunkStore.PAGE || chunkSize > ChunkStore.MAX_CHUNK) {
@@ -68,8 +75,10 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
             return builder().build();
         }
 
+        /** @return a builder starting from {@link #defaults()} */
         public static Builder builder() { return new Builder(); }
 
+        /** Builds {@link Options}; every setter returns the builder, values are checked by {@link #build()}. */
         public static final class Builder {
             private long capacityBytes = physicalMemory() / 2;
             private long maxInodes = -1;
@@ -81,16 +90,31 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
             private int rootUid = -1;
             private int rootGid = -1;
 
+            private Builder() {}
+
+            /** Bytes of data before ENOSPC (default: half of physical memory). */
             public Builder capacityBytes(long v) { capacityBytes = v; return this; }
+            /** Inodes before ENOSPC; 0 or less (the default): one per 4 KiB of capacity, at least 1024. */
             public Builder maxInodes(long v) { maxInodes = v; return this; }
+            /** How long the kernel may cache names (default 1 s). */
             public Builder entryTimeout(Duration v) { entryTimeout = v; return this; }
+            /** How long the kernel may cache attributes (default 1 s). */
             public Builder attrTimeout(Duration v) { attrTimeout = v; return this; }
+            /** Whether to ask for the kernel's writeback cache (default no). */
             public Builder writeback(boolean v) { writeback = v; return this; }
+            /** Largest unit of file memory: a power of two, 4 KiB to 256 KiB (default 64 KiB). */
             public Builder chunkSize(int v) { chunkSize = v; return this; }
+            /** Permission bits of the root directory (default 1777). */
             public Builder rootMode(int v) { rootMode = v; return this; }
+            /** Owner of the root directory, -1 (the default) for the server's user. */
             public Builder rootUid(int v) { rootUid = v; return this; }
+            /** Group of the root directory, -1 (the default) for the server's group. */
             public Builder rootGid(int v) { rootGid = v; return this; }
 
+            /**
+             * @return the options
+             * @throws IllegalArgumentException as the {@link Options} constructor
+             */
             public Options build() {
                 long inodes = maxInodes > 0 ? maxInodes : Math.max(1024, capacityBytes / ChunkStore.PAGE);
                 return new Options(capacityBytes, inodes, entryTimeout, attrTimeout, writeback, chunkSize, rootMode,
@@ -122,10 +146,16 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     /** POSIX_ACL and DONT_MASK were granted; set once in init. */
     private volatile boolean acl;
 
+    /** An empty memfs with {@link Options#defaults()}; mount it with {@link dev.ringfuse.Fuse#mount}. */
     public MemFs() {
         this(Options.defaults());
     }
 
+    /**
+     * An empty memfs.
+     *
+     * @param options sizes, cache timeouts and the root directory's owner and mode
+     */
     public MemFs(Options options) {
         super(new InodeTable(new Limits(options.capacityBytes(), options.maxInodes())), options.chunkSize(),
                 options.attrTimeout().toNanos());

@@ -43,6 +43,8 @@ public final class PassthroughFs extends FileIo {
     public enum KernelMode { AUTO, ON, OFF }
 
     /**
+     * What to mirror and how.
+     *
      * @param source       the directory to mirror
      * @param kernel       kernel passthrough of reads and writes
      * @param entryTimeout how long the kernel may cache names
@@ -53,6 +55,7 @@ public final class PassthroughFs extends FileIo {
      *                     unavailable
      */
     public record Options(Path source, KernelMode kernel, Duration entryTimeout, Duration attrTimeout, boolean uring) {
+        /** @throws NullPointerException source or kernel is null */
         public Options {
             Objects.requireNonNull(source);
             Objects.requireNonNull(kernel);
@@ -63,10 +66,12 @@ public final class PassthroughFs extends FileIo {
             return new Options(source, KernelMode.AUTO, Duration.ofSeconds(1), Duration.ofSeconds(1), true);
         }
 
+        /** A copy with another kernel passthrough choice for reads and writes (AUTO, ON or OFF). */
         public Options withKernel(KernelMode mode) {
             return new Options(source, mode, entryTimeout, attrTimeout, uring);
         }
 
+        /** A copy that serves reads and writes through io_uring (true) or pread/pwrite when not passed through. */
         public Options withUring(boolean on) {
             return new Options(source, kernel, entryTimeout, attrTimeout, on);
         }
@@ -75,10 +80,23 @@ public final class PassthroughFs extends FileIo {
     private static final int UTIME_NOW = (1 << 30) - 1, UTIME_OMIT = (1 << 30) - 2;
     private static final int O_TMPFILE = 020000000 | PosixCalls.O_DIRECTORY;
 
+    /**
+     * Mirrors {@code source} with {@link Options#of} defaults.
+     *
+     * @param source the directory to mirror; opened now and held until {@link #destroy()}
+     * @throws dev.ringfuse.FuseException with ENOENT, ENOTDIR or EACCES when it cannot be opened as a directory
+     */
     public PassthroughFs(Path source) {
         this(Options.of(source));
     }
 
+    /**
+     * Mirrors {@code options.source()}.
+     *
+     * @param options what to mirror and how
+     * @throws dev.ringfuse.FuseException with ENOENT, ENOTDIR or EACCES when the source cannot be opened as a
+     *         directory
+     */
     public PassthroughFs(Options options) {
         super(openRoot(options.source().toAbsolutePath().toString()), options.entryTimeout().toNanos(),
                 options.attrTimeout().toNanos(), new KernelPassthrough(options.kernel()), dataRings(options));

@@ -52,11 +52,18 @@ public record VolumeOptions(Path image, long size, boolean create, boolean resiz
          */
         INLINE;
 
+        /** Parses async, sync or inline (any case); IllegalArgumentException for anything else. */
         public static Io parse(String s) {
             return valueOf(s.trim().toUpperCase(Locale.ROOT));
         }
     }
 
+    /**
+     * Checks the values.
+     *
+     * @throws NullPointerException image, passthrough or io is null
+     * @throws IllegalArgumentException create without a positive size, or fewer than one ring
+     */
     public VolumeOptions {
         Objects.requireNonNull(image, "image");
         Objects.requireNonNull(passthrough, "passthrough");
@@ -73,12 +80,19 @@ public record VolumeOptions(Path image, long size, boolean create, boolean resiz
         return new VolumeOptions(image, -1, false, false, Passthrough.AUTO, Io.INLINE, 1, false);
     }
 
+    /** A copy that creates the image with {@code bytes} bytes (sparse) when it does not exist. */
     public VolumeOptions withCreate(long bytes) { return new VolumeOptions(image, bytes, true, resizable, passthrough, io, rings, readOnly); }
+    /** A copy with the size a new image gets, which an existing image must match (-1: any size). */
     public VolumeOptions withSize(long bytes) { return new VolumeOptions(image, bytes, create, resizable, passthrough, io, rings, readOnly); }
+    /** A copy that allows (or refuses, EPERM) truncating and extending /volume through the mount. */
     public VolumeOptions withResizable(boolean v) { return new VolumeOptions(image, size, create, v, passthrough, io, rings, readOnly); }
+    /** A copy with another kernel passthrough choice. */
     public VolumeOptions withPassthrough(Passthrough v) { return new VolumeOptions(image, size, create, resizable, v, io, rings, readOnly); }
+    /** A copy with another served I/O path (used when passthrough is off or unavailable). */
     public VolumeOptions withIo(Io v) { return new VolumeOptions(image, size, create, resizable, passthrough, v, rings, readOnly); }
+    /** A copy with {@code v} io_uring rings for {@link Io#ASYNC} and {@link Io#SYNC} (at least 1). */
     public VolumeOptions withRings(int v) { return new VolumeOptions(image, size, create, resizable, passthrough, io, v, readOnly); }
+    /** A copy that serves read-only (opens for writing fail with EROFS) and claims the image shared. */
     public VolumeOptions withReadOnly(boolean v) { return new VolumeOptions(image, size, create, resizable, passthrough, io, rings, v); }
 
     /**

@@ -4,16 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.ringfuse.Fuse;
-import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.passthrough.PassthroughFs;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,8 +25,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * over a tmpfs source.
  */
 class AclTest {
-    private static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
-
     private static final String SCRIPT = """
             set -u
             cd "$1"
@@ -73,57 +67,28 @@ class AclTest {
     @EnumSource(value = TransportKind.class, names = {"DEV", "URING"})
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void memfsMatchesTmpfs(TransportKind transport) throws Exception {
-        assumeTrue(Files.isWritable(Path.of("/dev/fuse")), "needs /dev/fuse");
+        Probes.assumeTransport(transport);
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/setfacl")) && Files.isExecutable(Path.of("/usr/bin/setpriv")),
                 "needs setfacl (package acl) and setpriv");
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root for setpriv");
-        Path shm = Path.of("/dev/shm");
-        assumeTrue(Files.isDirectory(shm), "needs tmpfs at /dev/shm");
-        if (transport == TransportKind.URING) {
-            assumeTrue(Files.isWritable(ENABLE_URING), "needs FUSE-over-io_uring");
-            Files.writeString(ENABLE_URING, "1");
-        }
-        Path ref = Files.createTempDirectory(shm, "acl");
-        String tmpfs;
-        try {
-            Files.setPosixFilePermissions(ref, PosixFilePermissions.fromString("rwxrwxrwx"));
-            tmpfs = run(ref);
-        } finally {
-            new ProcessBuilder("rm", "-rf", ref.toString()).start().waitFor(60, TimeUnit.SECONDS);
-        }
-        String memfs;
-        try (Mount m = Fuse.mount(tmp, new MemFs(), MountOptions.defaults().withAllowOther(true).withTransport(transport))) {
-            memfs = run(m.mountpoint());
-        }
+        Probes.Probe probe = dir -> Probes.run("bash", SCRIPT, dir, 60);
+        Probes.Probe openProbe = dir -> {
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+            return probe.on(dir);
+        };
+        String tmpfs = Probes.onTmpfs("acl", openProbe);
+        MountOptions options = MountOptions.defaults().withAllowOther(true).withTransport(transport);
+        String memfs = Probes.onMount(tmp, new MemFs(), options, probe);
         System.out.println("tmpfs:\n" + tmpfs);
         assertTrue(tmpfs.contains("read by 1234: ok") && tmpfs.contains("read by 1235: denied"), tmpfs);
         assertEquals(tmpfs, memfs);
 
         // passthrough over a tmpfs source: the ACLs live in the source, the result must be the same
-        Path source = Files.createTempDirectory(shm, "acl-src");
         Path mnt = Files.createDirectory(tmp.resolve("pt"));
-        try {
+        String passthrough = Probes.onTmpfs("acl-src", source -> {
             Files.setPosixFilePermissions(source, PosixFilePermissions.fromString("rwxrwxrwx"));
-            String passthrough;
-            try (Mount m = Fuse.mount(mnt, new PassthroughFs(PassthroughFs.Options.of(source)),
-                    MountOptions.defaults().withAllowOther(true).withTransport(transport))) {
-                passthrough = run(m.mountpoint());
-            }
-            assertEquals(tmpfs, passthrough, "passthrough over tmpfs");
-        } finally {
-            new ProcessBuilder("rm", "-rf", source.toString()).start().waitFor(60, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String run(Path dir) throws Exception {
-        Path f = Files.createTempFile("acl", ".sh");
-        Files.writeString(f, SCRIPT);
-        try {
-            Process p = new ProcessBuilder(List.of("bash", f.toString(), dir.toString())).redirectErrorStream(true).start();
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "script timed out");
-            return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        } finally {
-            Files.deleteIfExists(f);
-        }
+            return Probes.onMount(mnt, new PassthroughFs(PassthroughFs.Options.of(source)), options, probe);
+        });
+        assertEquals(tmpfs, passthrough, "passthrough over tmpfs");
     }
 }

@@ -2,16 +2,10 @@ package dev.ringfuse.fs.memfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.ringfuse.Fuse;
-import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +18,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ZERO_RANGE, which memfs supports and tmpfs does not: its lines are left out of the comparison).
  */
 class HoleShapesTest {
-    private static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
-
     /** Prints one line per probe: "label value". */
     private static final String SHAPES = """
             import os, sys, ctypes, errno
@@ -81,49 +73,13 @@ class HoleShapesTest {
     @EnumSource(value = TransportKind.class, names = {"DEV", "URING"})
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void memfsMatchesTmpfs(TransportKind transport) throws Exception {
-        assumeTrue(Files.isWritable(Path.of("/dev/fuse")), "needs /dev/fuse");
-        Path shm = Path.of("/dev/shm");
-        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "needs tmpfs at /dev/shm");
-        if (transport == TransportKind.URING) {
-            assumeTrue(Files.isWritable(ENABLE_URING), "needs FUSE-over-io_uring");
-            Files.writeString(ENABLE_URING, "1");
-        }
-        Path ref = Files.createTempDirectory(shm, "holes");
-        String tmpfs;
-        try {
-            tmpfs = run(ref);
-        } finally {
-            new ProcessBuilder("rm", "-rf", ref.toString()).start().waitFor(60, TimeUnit.SECONDS);
-        }
-        String memfs;
-        try (Mount m = Fuse.mount(tmp, new MemFs(), MountOptions.defaults().withTransport(transport))) {
-            memfs = run(m.mountpoint());
-        }
+        Probes.assumeTransport(transport);
+        Probes.Probe shapes = dir -> Probes.run("python3", SHAPES, dir, 60);
+        String tmpfs = Probes.onTmpfs("holes", shapes);
+        String memfs = Probes.onMount(tmp, new MemFs(), MountOptions.defaults().withTransport(transport), shapes);
         assertTrue(tmpfs.contains("punch data(65536)=73728"), tmpfs);
-        assertTrue(line(tmpfs, "zero-range").matches("zero-range (EOPNOTSUPP|ENOTSUP)"), tmpfs); // errno 95
-        assertEquals("zero-range OK", line(memfs, "zero-range"), "memfs supports ZERO_RANGE (fs/DESIGN.md)");
-        assertEquals(withoutZeroRange(tmpfs), withoutZeroRange(memfs));
-    }
-
-    private static String line(String out, String label) {
-        return out.lines().filter(l -> l.startsWith(label + " ")).findFirst().orElse("");
-    }
-
-    private static String withoutZeroRange(String out) {
-        return String.join("\n", out.lines().filter(l -> !l.startsWith("zero-range ")).toList());
-    }
-
-    private static String run(Path dir) throws Exception {
-        Path f = Files.createTempFile("holes", ".py");
-        Files.writeString(f, SHAPES);
-        try {
-            Process p = new ProcessBuilder(List.of("python3", f.toString(), dir.toString())).redirectErrorStream(true).start();
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "script timed out");
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            assertEquals(0, p.exitValue(), out);
-            return out;
-        } finally {
-            Files.deleteIfExists(f);
-        }
+        assertTrue(Probes.line(tmpfs, "zero-range").matches("zero-range (EOPNOTSUPP|ENOTSUP)"), tmpfs); // errno 95
+        assertEquals("zero-range OK", Probes.line(memfs, "zero-range"), "memfs supports ZERO_RANGE (fs/DESIGN.md)");
+        assertEquals(Probes.without(tmpfs, "zero-range"), Probes.without(memfs, "zero-range"));
     }
 }

@@ -2,7 +2,6 @@ package dev.ringfuse.fs.memfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ringfuse.TransportKind;
 import java.io.File;
@@ -29,7 +28,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class MemoryReturnTest {
     private static final long MIB = 1 << 20;
-    private static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
 
     @TempDir
     Path tmp;
@@ -38,11 +36,7 @@ class MemoryReturnTest {
     @EnumSource(value = TransportKind.class, names = {"DEV", "URING"})
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void residentMemoryReturnsAfterDeleteAndPunch(TransportKind transport) throws Exception {
-        assumeTrue(Files.isWritable(Path.of("/dev/fuse")), "needs /dev/fuse");
-        if (transport == TransportKind.URING) {
-            assumeTrue(Files.isWritable(ENABLE_URING), "needs FUSE-over-io_uring");
-            Files.writeString(ENABLE_URING, "1");
-        }
+        Probes.assumeTransport(transport);
         Path mnt = Files.createDirectory(tmp.resolve("mnt"));
         Process server = startServer(mnt, transport);
         try {
@@ -89,7 +83,7 @@ class MemoryReturnTest {
     @org.junit.jupiter.api.Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void filesLargerThanTheHeap() throws Exception {
-        assumeTrue(Files.isWritable(Path.of("/dev/fuse")), "needs /dev/fuse");
+        Probes.assumeTransport(TransportKind.DEV);
         Path mnt = Files.createDirectory(tmp.resolve("mnt"));
         Process server = startServer(mnt, TransportKind.DEV, "-Xmx64m");
         try {

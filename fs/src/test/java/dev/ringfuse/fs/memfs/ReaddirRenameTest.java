@@ -1,17 +1,13 @@
 package dev.ringfuse.fs.memfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.ringfuse.Fuse;
 import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +23,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ReaddirRenameTest {
     private static final int FILES = 15_000;
-    private static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
 
     /** argv: dir, files, seconds. Prints "passes N maxcount M" or "FAIL ..." and exits 1. */
     private static final String WALK_WHILE_RENAMING = """
@@ -95,11 +90,7 @@ class ReaddirRenameTest {
     @EnumSource(value = TransportKind.class, names = {"DEV", "URING"})
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void readdirWhileRenamingOnMemfs(TransportKind transport) throws Exception {
-        assumeTrue(Files.isWritable(Path.of("/dev/fuse")), "needs /dev/fuse");
-        if (transport == TransportKind.URING) {
-            assumeTrue(Files.isWritable(ENABLE_URING), "needs FUSE-over-io_uring");
-            Files.writeString(ENABLE_URING, "1");
-        }
+        Probes.assumeTransport(transport);
         try (Mount m = Fuse.mount(tmp, new MemFs(), MountOptions.defaults().withTransport(transport))) {
             Path d = Files.createDirectory(m.mountpoint().resolve("big"));
             String out = python(WALK_WHILE_RENAMING, d, Integer.toString(FILES), "10");
@@ -112,32 +103,17 @@ class ReaddirRenameTest {
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void tmpfsReference() throws Exception {
-        Path shm = Path.of("/dev/shm");
-        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "needs /dev/shm");
-        Path d = Files.createTempDirectory(shm, "readdir-rename");
+        Path d = Probes.tmpfsDir("readdir-rename");
         try {
             Path big = Files.createDirectory(d.resolve("big"));
             System.out.println("tmpfs: " + python(WALK_WHILE_RENAMING, big, Integer.toString(FILES), "5"));
             assertEquals("count 2000", python(RENAME_EACH_READ, Files.createDirectory(d.resolve("each")), "2000"));
         } finally {
-            new ProcessBuilder("rm", "-rf", d.toString()).start().waitFor(60, TimeUnit.SECONDS);
+            Probes.remove(d);
         }
     }
 
-    /** Runs a script, expects exit 0, returns its output line. */
-    private String python(String script, Path dir, String... args) throws Exception {
-        Path f = Files.createTempFile("readdir-rename", ".py");
-        Files.writeString(f, script);
-        try {
-            List<String> cmd = new java.util.ArrayList<>(List.of("python3", f.toString(), dir.toString()));
-            cmd.addAll(List.of(args));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            assertTrue(p.waitFor(100, TimeUnit.SECONDS), "script timed out");
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            assertEquals(0, p.exitValue(), out);
-            return out;
-        } finally {
-            Files.deleteIfExists(f);
-        }
+    private static String python(String script, Path dir, String... args) throws Exception {
+        return Probes.run("python3", script, dir, 100, args);
     }
 }

@@ -2,18 +2,12 @@ package dev.ringfuse.fs.memfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.ringfuse.Fuse;
-import dev.ringfuse.Mount;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.passthrough.PassthroughFs;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,8 +20,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * must be identical line for line. Then passthrough over a tmpfs source, which differs in one known place.
  */
 class SideBySideTest {
-    private static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
-
     @TempDir
     Path tmp;
 
@@ -35,63 +27,21 @@ class SideBySideTest {
     @EnumSource(value = TransportKind.class, names = {"DEV", "URING"})
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void memfsMatchesTmpfs(TransportKind transport) throws Exception {
-        assumeTrue(Files.isWritable(Path.of("/dev/fuse")), "needs /dev/fuse");
-        Path shm = Path.of("/dev/shm");
-        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "needs tmpfs at /dev/shm");
-        if (transport == TransportKind.URING) {
-            assumeTrue(Files.isWritable(ENABLE_URING), "needs FUSE-over-io_uring");
-            Files.writeString(ENABLE_URING, "1");
-        }
-        Path ref = Files.createTempDirectory(shm, "sidebyside");
-        String tmpfs;
-        try {
-            tmpfs = run(ref);
-        } finally {
-            new ProcessBuilder("rm", "-rf", ref.toString()).start().waitFor(60, TimeUnit.SECONDS);
-        }
-        String memfs;
-        try (Mount m = Fuse.mount(tmp, new MemFs(), MountOptions.defaults().withTransport(transport))) {
-            memfs = run(m.mountpoint());
-        }
+        Probes.assumeTransport(transport);
+        String script = Probes.resource(SideBySideTest.class, "sidebyside.py");
+        Probes.Probe probe = dir -> Probes.run("python3", script, dir, 90);
+        String tmpfs = Probes.onTmpfs("sidebyside", probe);
+        MountOptions options = MountOptions.defaults().withTransport(transport);
+        String memfs = Probes.onMount(tmp, new MemFs(), options, probe);
         assertTrue(tmpfs.contains("times write file -mc dir ---"), tmpfs);
         assertEquals(tmpfs, memfs);
 
-        Path source = Files.createTempDirectory(shm, "sidebyside-src");
         Path mnt = Files.createDirectory(tmp.resolve("pt"));
-        try {
-            String passthrough;
-            try (Mount m = Fuse.mount(mnt, new PassthroughFs(PassthroughFs.Options.of(source)),
-                    MountOptions.defaults().withTransport(transport))) {
-                passthrough = run(m.mountpoint());
-            }
-            // passthrough refuses xattrs on symlinks (fs/DESIGN.md: its magic-link path would follow the symlink)
-            assertEquals("xattr trusted on symlink EPERM", line(passthrough, "xattr trusted on symlink"));
-            assertEquals(without(tmpfs, "xattr trusted on symlink"), without(passthrough, "xattr trusted on symlink"),
-                    "passthrough over tmpfs");
-        } finally {
-            new ProcessBuilder("rm", "-rf", source.toString()).start().waitFor(60, TimeUnit.SECONDS);
-        }
-    }
-
-    private static String line(String out, String label) {
-        return out.lines().filter(l -> l.startsWith(label + " ")).findFirst().orElse("");
-    }
-
-    private static String without(String out, String label) {
-        return String.join("\n", out.lines().filter(l -> !l.startsWith(label + " ")).toList());
-    }
-
-    private static String run(Path dir) throws Exception {
-        Path f = Files.createTempFile("sidebyside", ".py");
-        try (InputStream in = SideBySideTest.class.getResourceAsStream("sidebyside.py")) {
-            Files.write(f, in.readAllBytes());
-        }
-        try {
-            Process p = new ProcessBuilder(List.of("python3", f.toString(), dir.toString())).redirectErrorStream(true).start();
-            assertTrue(p.waitFor(90, TimeUnit.SECONDS), "script timed out");
-            return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        } finally {
-            Files.deleteIfExists(f);
-        }
+        String passthrough = Probes.onTmpfs("sidebyside-src",
+                source -> Probes.onMount(mnt, new PassthroughFs(PassthroughFs.Options.of(source)), options, probe));
+        // passthrough refuses xattrs on symlinks (fs/DESIGN.md: its magic-link path would follow the symlink)
+        String symlinkXattr = "xattr trusted on symlink";
+        assertEquals(symlinkXattr + " EPERM", Probes.line(passthrough, symlinkXattr));
+        assertEquals(Probes.without(tmpfs, symlinkXattr), Probes.without(passthrough, symlinkXattr), "passthrough over tmpfs");
     }
 }
