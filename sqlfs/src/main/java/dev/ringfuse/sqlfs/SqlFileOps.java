@@ -97,7 +97,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
             long off = h != null && h.append ? f.size() : offset;
             if (off + data.byteSize() < 0) throw new FuseException(Errno.EFBIG);
             Chunks.write(c, nodeid, db.chunkSize, off, data);
-            int mode = (writeFlags & WRITE_KILL_SUIDGID) != 0 ? killedMode(f, inGroup(ctx, f)) : f.mode();
+            int mode = (writeFlags & WRITE_KILL_SUIDGID) != 0 ? killedMode(f, () -> inGroup(ctx, f)) : f.mode();
             killed[0] = mode != f.mode();
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ?, mode = ? WHERE ino = ?")) {
@@ -235,19 +235,22 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     }
 
     /**
-     * The mode after the kernel asked to drop privileges: suid always goes; sgid when group-executable, when
-     * it was the only bit, or when the caller is not in the file's group (as memfs, see fs/DESIGN.md).
+     * The mode after the kernel said the caller lacks CAP_FSETID (HANDLE_KILLPRIV_V2: on every such write and
+     * truncate, and on every chown): set-user-ID goes; set-group-ID goes when group-executable or when the
+     * caller is outside the file's group (root counts as a member), as tmpfs's file_remove_privs decides. The
+     * flag alone is no reason to drop setgid: it comes with every write of an unprivileged caller.
      */
-    static int killedMode(Node f, boolean callerInGroup) {
+    static int killedMode(Node f, java.util.function.BooleanSupplier callerInGroup) {
         int mode = f.mode();
-        boolean suid = (mode & 04000) != 0;
+        if ((mode & 06000) == 0) return mode;
         mode &= ~04000;
-        if ((mode & 02010) == 02010 || !suid || !callerInGroup) mode &= ~02000;
+        if ((mode & 010) != 0 || !callerInGroup.getAsBoolean()) mode &= ~02000;
         return mode;
     }
 
+    /** Whether the caller is in the node's group, supplementary groups included; root counts as a member. */
     static boolean inGroup(RequestContext ctx, Node n) {
-        return ctx.uid() == 0 || ctx.gid() == n.gid();
+        return ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(n.gid());
     }
 
     static long now() {

@@ -100,6 +100,11 @@ public final class SqlFs extends SqlFileOps {
             init.want(Capability.POSIX_LOCKS);
             init.want(Capability.FLOCK_LOCKS);
         }
+        // SQLite: one mount per database, and the change feed drops what others change through SQL, so the
+        // kernel's page cache stays right without AUTO_INVAL_DATA, whose whole-file invalidation on a changed
+        // mtime drops pages whose write is still on its way here (DESIGN.md, "Page cache coherence").
+        // PostgreSQL opens drop the cache instead (close-to-open across mounts) and keep it.
+        if (db.dialect == Dialect.SQLITE) init.wanted().remove(Capability.AUTO_INVAL_DATA);
         init.timeGranularity(1);
         notifier = init.notifier();
         feed.start(init.notifier());
@@ -358,7 +363,7 @@ public final class SqlFs extends SqlFileOps {
             int mode = s.hasMode() ? s.mode() & 07777 : f.mode();
             int uid = s.hasUid() ? s.uid() : f.uid(), gid = s.hasGid() ? s.gid() : f.gid();
             if (s.killSuidGid() && !f.isDir()) {
-                mode = killedMode(new Node(f.ino(), f.type(), mode, uid, gid, 0, 0, 0, 0, 0, 0), member);
+                mode = killedMode(new Node(f.ino(), f.type(), mode, uid, gid, 0, 0, 0, 0, 0, 0), () -> member);
             }
             if ((s.killSuidGid() || s.hasSize() || s.hasUid() || s.hasGid()) && !f.isDir()) dropCapability(c, nodeid);
             long a = s.hasAtime() ? (s.atimeNow() ? now : ns(s.atimeSec(), s.atimeNsec())) : f.atimeNs();

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A multi-process data-coherence stress for any mounted filesystem: every byte read back after a completed
@@ -35,6 +37,9 @@ import java.util.Objects;
  * {@link #duration(Duration)} so that {@code tools/coherence-soak.sh} can stretch it.
  */
 public final class CoherenceStress {
+    private static final System.Logger LOG = System.getLogger(CoherenceStress.class.getName());
+    /** A worker's last line when it found no difference: {@code ok MODE N ops}. */
+    private static final Pattern OK = Pattern.compile("ok \\w+ (\\d+) ops");
     /** System property overriding every stress's duration, in seconds (the soak script sets it). */
     public static final String SECONDS_PROPERTY = "ringfuse.coherence.seconds";
 
@@ -110,14 +115,25 @@ public final class CoherenceStress {
             if (!all.contains(aioFile)) all.add(aioFile);
             for (int i = 0; i < plan.readers(); i++) start(children, labels, script, "reader", seconds, ++seed, all);
             StringBuilder failures = new StringBuilder();
+            StringBuilder done = new StringBuilder();
+            long checked = 0;
             for (int i = 0; i < children.size(); i++) {
                 Procs.Result r = children.get(i).await(plan.duration().plusSeconds(60));
-                if (r.exit() != 0 || !r.out().startsWith("ok")) {
+                Matcher ok = OK.matcher(r.out());
+                if (r.exit() != 0 || !ok.lookingAt()) {
                     failures.append(labels.get(i)).append(" exit ").append(r.exit()).append(":\n")
                             .append(r.out()).append(r.err()).append('\n');
+                    continue;
                 }
+                long ops = Long.parseLong(ok.group(1));
+                done.append(", ").append(labels.get(i)).append(' ').append(ops);
+                if (!labels.get(i).startsWith("reader")) checked += ops;
             }
             if (!failures.isEmpty()) throw new AssertionError("data read back differs from what was written:\n" + failures);
+            // the lockers and writers check what they wrote; a run in which they did nothing proved nothing
+            if (checked == 0) throw new AssertionError("no write was read back in " + plan.duration() + done);
+            LOG.log(System.Logger.Level.INFO, "coherence stress on " + shared.getFirst().getParent() + ": " + checked
+                    + " writes read back and compared in " + plan.duration().toSeconds() + " s (ops per process" + done + ")");
         } finally {
             children.forEach(Procs.Child::close);
             Files.deleteIfExists(script);

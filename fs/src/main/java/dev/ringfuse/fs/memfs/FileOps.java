@@ -125,7 +125,7 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
             l.unlock();
         }
         int mode = f.mode();
-        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges(inGroup(ctx, f.gid()), table.limits);
+        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges((f.mode() & 02000) == 0 || inGroup(ctx, f.gid()), table.limits);
         else f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         f.modified(Timespec.now());
         if (f.mode() != mode) dropCachedAttributes(f);

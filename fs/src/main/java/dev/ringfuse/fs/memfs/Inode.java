@@ -95,16 +95,15 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
     }
 
     /**
-     * Drops the privileges a file grants when it changes (HANDLE_KILLPRIV_V2, see DESIGN.md). The kernel
-     * has decided that something must go and says only that: suid always goes; sgid goes when
-     * group-executable, when it was the only bit (so it was the reason), or when the caller is outside the
-     * file's group (as far as memfs can tell: primary group only, root counts as a member).
+     * Drops the privileges a file grants when it changes (HANDLE_KILLPRIV_V2, see DESIGN.md). The kernel's
+     * flag says only that the caller lacks CAP_FSETID (it comes with every such write and truncate, and with
+     * every chown): suid goes; sgid goes when group-executable or when the caller is outside the file's group
+     * (supplementary groups count, root counts as a member), as tmpfs's file_remove_privs decides.
      */
     void killPrivileges(boolean callerInGroup, ChunkStore.Space space) {
         synchronized (this) {
-            boolean suid = (mode & 04000) != 0;
             mode &= ~04000;
-            if ((mode & 02010) == 02010 || !suid || !callerInGroup) mode &= ~02000;
+            if ((mode & 010) != 0 || !callerInGroup) mode &= ~02000;
         }
         xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, space);
     }

@@ -340,9 +340,14 @@ public final class PassthroughFs extends FileIo {
         Inode n = inodes.get(nodeid);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment proc = a.allocateFrom(n.procPath()), empty = a.allocateFrom("");
+            if (isEmptyKill(ctx, n, c, proc)) {
+                chmod(n, attr(n).mode() & 05777);
+                reply.attr(attr(n), attrNanos);
+                return;
+            }
             if (c.hasMode() && n.type != S_IFLNK) {
                 if (isPrivilegeKill(ctx, n, c.mode(), proc)) {
-                    chmod(n, c.mode());
+                    chmod(n, killedMode(ctx, n, c.mode()));
                 } else {
                     try (Credentials as = Credentials.of(ctx)) {
                         chmod(n, c.mode());
@@ -358,6 +363,35 @@ public final class PassthroughFs extends FileIo {
             if (truncationTime) utimens(n, c, proc, empty, a);
         }
         reply.attr(attr(n), attrNanos);
+    }
+
+    /**
+     * The mode of a privilege kill, completed: FUSE's fallback (fuse_setattr without HANDLE_KILLPRIV) asks to
+     * clear setgid only from a group-executable file, while the kernel's own filesystems (tmpfs measured,
+     * should_remove_suid) also clear it for a writer outside the file's group, and the source would too if
+     * the chmod ran as the caller: it runs as the server, so the server applies that part of the rule.
+     */
+    private static int killedMode(RequestContext ctx, Inode n, int mode) {
+        if ((mode & 02000) == 0 || ctx.uid() == 0) return mode;
+        return dev.ringfuse.access.Caller.of(ctx).inGroup(attr(n).gid()) ? mode : mode & ~02000;
+    }
+
+    /**
+     * The kernel's privilege kill when only setgid must go (a writer outside the group of a file that is not
+     * group-executable): FUSE's fallback finds nothing it would clear and sends a SETATTR that changes nothing.
+     * Done as the caller that would be chown(-1, -1), which a non-owner may not do: the write failed with
+     * EPERM (measured: buffered write by uid 65534 to a root-owned 2767 file, kernel passthrough on and off).
+     * tmpfs lets the write pass and clears setgid, so the server does that, for a caller that may write.
+     */
+    private boolean isEmptyKill(RequestContext ctx, Inode n, SetAttr c, MemorySegment proc) {
+        boolean noChange = (c.valid() & ~(SetAttr.FATTR_CTIME | SetAttr.FATTR_FH | SetAttr.FATTR_LOCKOWNER)) == 0;
+        if (!noChange || ctx.uid() == 0 || n.type == S_IFLNK) return false;
+        Attr now = attr(n);
+        if ((now.mode() & 02010) != 02000 || now.uid() == ctx.uid()) return false;
+        if (dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid())) return false;
+        try (Credentials as = Credentials.of(ctx)) {
+            return PosixCalls.faccessat(AT_FDCWD, proc, PosixCalls.W_OK, PosixCalls.AT_EACCESS) == 0;
+        }
     }
 
     private boolean isPrivilegeKill(RequestContext ctx, Inode n, int mode, MemorySegment proc) {

@@ -78,11 +78,21 @@ final class VolumeAttrs {
         ctimeNanos = n;
     }
 
-    /** Applies chmod/chown/utimens to {@code /volume} (the root keeps fixed attributes). */
-    synchronized void apply(long nodeid, SetAttr c) {
+    /** The group {@code /volume} will have after {@code c}: whose membership decides over setgid. */
+    synchronized int groupAfter(SetAttr c) {
+        return c.hasGid() ? c.gid() : gid;
+    }
+
+    /**
+     * Applies chmod/chown/utimens to {@code /volume} (the root keeps fixed attributes). Without
+     * {@code callerInGroup} a mode keeps no setgid, as setattr_prepare decides for a chmod: the kernel's own
+     * privilege kill for a writer (FUSE's fallback, a SETATTR of the mode forced past setattr_prepare) keeps
+     * setgid on a file that is not group-executable, where tmpfs drops it for a writer outside the group.
+     */
+    synchronized void apply(long nodeid, SetAttr c, boolean callerInGroup) {
         if (nodeid != VolumeFs.VOLUME_ID) return;
         long n = now();
-        if (c.hasMode()) mode = c.mode() & 07777;
+        if (c.hasMode()) mode = c.mode() & (callerInGroup ? 07777 : 05777);
         if (c.hasUid()) uid = c.uid();
         if (c.hasGid()) gid = c.gid();
         if (c.atimeNow()) atimeNanos = n;
@@ -90,5 +100,20 @@ final class VolumeAttrs {
         if (c.mtimeNow()) mtimeNanos = n;
         else if (c.hasMtime()) mtimeNanos = c.mtimeSec() * 1_000_000_000L + c.mtimeNsec();
         ctimeNanos = n;
+    }
+
+    /**
+     * A write by a caller without CAP_FSETID (the kernel's WRITE_KILL_SUIDGID): set-user-ID goes; set-group-ID
+     * goes when group-executable or when the caller is outside the file's group, as tmpfs decides. True if
+     * the mode changed.
+     */
+    synchronized boolean killPrivileges(java.util.function.IntPredicate callerInGroup) {
+        int before = mode;
+        if ((mode & 06000) == 0) return false;
+        mode &= ~04000;
+        if ((mode & 010) != 0 || !callerInGroup.test(gid)) mode &= ~02000;
+        if (mode == before) return false;
+        ctimeNanos = now();
+        return true;
     }
 }

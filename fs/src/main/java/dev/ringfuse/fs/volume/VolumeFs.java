@@ -2,6 +2,7 @@ package dev.ringfuse.fs.volume;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
+import dev.ringfuse.access.Caller;
 import dev.ringfuse.lowlevel.Attr;
 import dev.ringfuse.lowlevel.AttrReply;
 import dev.ringfuse.lowlevel.CountReply;
@@ -11,6 +12,7 @@ import dev.ringfuse.lowlevel.EntryReply;
 import dev.ringfuse.lowlevel.Capability;
 import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.lowlevel.Notifier;
 import dev.ringfuse.lowlevel.OpenFlags;
 import dev.ringfuse.lowlevel.OpenReply;
 import dev.ringfuse.lowlevel.ReadReply;
@@ -49,6 +51,8 @@ public final class VolumeFs implements LowLevelFileSystem {
     private static final long ATTR_TIMEOUT = TimeUnit.MINUTES.toNanos(1);
     private static final int ALLOCATE = 0;
     private static final int O_DIRECT = 040000;
+    /** fuse_write_in.write_flags: the writer lacks CAP_FSETID. */
+    private static final int WRITE_KILL_SUIDGID = 4;
     private static final int SUPPORTED_FALLOCATE = ImageCalls.FALLOC_FL_KEEP_SIZE | ImageCalls.FALLOC_FL_PUNCH_HOLE
             | ImageCalls.FALLOC_FL_ZERO_RANGE;
 
@@ -59,6 +63,7 @@ public final class VolumeFs implements LowLevelFileSystem {
     private final Backing backing;
     private final ExclusiveUse claim;
     private volatile boolean grewWarned;
+    private volatile Notifier notifier;
 
     private VolumeFs(VolumeOptions options, ImageFile image, ExclusiveUse claim) throws IOException {
         this.options = options;
@@ -117,6 +122,12 @@ public final class VolumeFs implements LowLevelFileSystem {
         // the image changes only through this mount, whose page cache the kernel keeps up to date itself;
         // AUTO_INVAL_DATA would drop pages holding writes still in flight (fs/DESIGN.md, coherence)
         init.wanted().remove(Capability.AUTO_INVAL_DATA);
+        notifier = init.notifier();
+    }
+
+    /** Root stands for CAP_FSETID, which a FUSE server cannot see; others by their groups (supplementary too). */
+    private static boolean inGroup(RequestContext ctx, int gid) {
+        return ctx.uid() == 0 || Caller.of(ctx).inGroup(gid);
     }
 
     @Override
@@ -163,7 +174,7 @@ public final class VolumeFs implements LowLevelFileSystem {
             if (nodeid != VOLUME_ID) throw new FuseException(Errno.EISDIR);
             resize(changes.size());
         }
-        attrs.apply(nodeid, changes);
+        attrs.apply(nodeid, changes, inGroup(ctx, attrs.groupAfter(changes)));
         reply.attr(attrs.of(nodeid), ATTR_TIMEOUT);
     }
 
@@ -259,12 +270,26 @@ public final class VolumeFs implements LowLevelFileSystem {
     public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags,
                       CountReply reply) {
         long len = data.byteSize();
+        // sent for every writer without CAP_FSETID through a DIRECT_IO open (fuse_direct_io), where the kernel
+        // does not kill set-ID bits itself; the reply carries no attributes, so the cached ones must go
+        if ((writeFlags & WRITE_KILL_SUIDGID) != 0 && attrs.killPrivileges(g -> inGroup(ctx, g))) dropCachedAttributes();
         if (!options.resizable()) {
             long room = image.size() - offset;
             if (room <= 0) throw new FuseException(Errno.ENOSPC);   // like writing past the end of a disk
             len = Math.min(len, room);
         }
         writeFrom(reply, data.asSlice(0, len), offset, 0);
+    }
+
+    /** Attribute-only (offset -1): the kernel takes no inode or page lock for it, so it is safe before the reply. */
+    private void dropCachedAttributes() {
+        Notifier nt = notifier;
+        if (nt == null) return;
+        try {
+            nt.invalInode(VOLUME_ID, -1, 0);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "invalInode: " + e.getMessage());
+        }
     }
 
     // The request buffer stays valid until the reply, so the ring writes from it directly.

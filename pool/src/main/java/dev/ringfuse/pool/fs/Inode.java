@@ -28,6 +28,18 @@ final class Inode {
     boolean isDir() { return type() == Attr.S_IFDIR; }
     boolean isFile() { return type() == Attr.S_IFREG; }
 
+    /**
+     * The privilege kill of a change by a caller without CAP_FSETID (HANDLE_KILLPRIV_V2: the kernel only says
+     * that the caller lacks it): set-user-ID goes; set-group-ID goes when group-executable or when the caller
+     * is outside the file's group, as tmpfs's file_remove_privs decides. True if the mode changed.
+     */
+    boolean killPrivileges(boolean callerInGroup) {
+        int before = mode;
+        mode &= ~04000;
+        if ((mode & 010) != 0 || !callerInGroup) mode &= ~02000;
+        return mode != before;
+    }
+
     void touchTimes(boolean m, boolean c) {
         java.time.Instant i = java.time.Instant.now();
         if (m) { mtimeS = i.getEpochSecond(); mtimeN = i.getNano(); }

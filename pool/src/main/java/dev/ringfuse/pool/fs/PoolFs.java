@@ -89,10 +89,15 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     public void init(InitContext init) {
         notifier = init.notifier();
         for (Capability c : new Capability[] {Capability.ASYNC_READ, Capability.READDIRPLUS,
-                Capability.READDIRPLUS_AUTO, Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS}) {
+                Capability.READDIRPLUS_AUTO, Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS,
+                Capability.HANDLE_KILLPRIV_V2}) {
             init.want(c);
         }
+        // every data change comes through this kernel; AUTO_INVAL_DATA would drop pages whose write is still
+        // on its way here, and a read in between caches the old bytes (DESIGN.md, "Page cache coherence")
+        init.wanted().remove(Capability.AUTO_INVAL_DATA);
         init.timeGranularity(1);
+        notifier = init.notifier();
         if (commitSeconds <= 0) return;
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pool-txg-timer");
@@ -411,6 +416,8 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         locked(() -> {
             Inode n = inodes.require(nodeid);
             java.time.Instant now = java.time.Instant.now();
+            // truncate by a caller without CAP_FSETID, every chown (HANDLE_KILLPRIV_V2): decided on the old owner
+            if (s.killSuidGid() && !n.isDir()) killPrivileges(ctx, n);
             if (s.hasSize()) {
                 if (n.isDir()) throw new FuseException(Errno.EISDIR);
                 if (!n.isFile()) throw new FuseException(Errno.EINVAL);

@@ -2,6 +2,7 @@ package dev.ringfuse.pool.fs;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
+import dev.ringfuse.access.Caller;
 import dev.ringfuse.lowlevel.Attr;
 import dev.ringfuse.FileNames;
 import dev.ringfuse.lowlevel.LseekReply;
@@ -9,6 +10,7 @@ import dev.ringfuse.lowlevel.ReadReply;
 import dev.ringfuse.lowlevel.XattrReply;
 import dev.ringfuse.lowlevel.CountReply;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.lowlevel.Notifier;
 import dev.ringfuse.lowlevel.OpenReply;
 import dev.ringfuse.lowlevel.RequestContext;
 import dev.ringfuse.lowlevel.StatusReply;
@@ -25,6 +27,9 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     static final long ATTR_NANOS = 1_000_000_000L;
     static final long DIRTY_LIMIT = 64L << 20;
     static final int O_TRUNC = 01000, O_APPEND = 02000;
+    /** fuse_write_in.write_flags: the writer lacks CAP_FSETID (sent with HANDLE_KILLPRIV_V2). */
+    static final int WRITE_KILL_SUIDGID = 4;
+    private static final byte[] SECURITY_CAPABILITY = "security.capability".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     final Dataset ds;
     final Pool pool;
     final Inodes inodes;
@@ -32,6 +37,8 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     final FileData data;
     private final ConcurrentHashMap<Long, Boolean> appendHandles = new ConcurrentHashMap<>();
     private final AtomicLong nextFh = new AtomicLong(1);
+    /** The kernel's notifier, once INIT has given it (see {@link #dropCachedAttributes}). */
+    volatile Notifier notifier;
 
     PoolFsFiles(Dataset ds) {
         this.ds = ds;
@@ -93,13 +100,43 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
             Inode n = file(nodeid);
             long at = Boolean.TRUE.equals(appendHandles.get(fh)) ? n.size : offset;
             data.write(n, at, bytes, bytes.length);
+            boolean killed = (writeFlags & WRITE_KILL_SUIDGID) != 0 && killPrivileges(ctx, n);
             n.touchTimes(true, true);
             inodes.put(n);
             long dirty = data.dirtyBytes();
             if (dirty > DIRTY_LIMIT) pool.commit(); // memory bound: this writer waits
             else if (dirty > DIRTY_LIMIT / 4) commitSoon(); // the device writes while writers go on
+            if (killed) dropCachedAttributes(n.ino);
             reply.count(bytes.length);
         });
+    }
+
+    /**
+     * Drops set-ID bits and security.capability as the kernel's file_remove_privs would for a caller without
+     * CAP_FSETID (the kernel's flag says only that); true if the mode changed. Root counts as a member of every
+     * group: the kernel sends the flag for root only with a chown, which tmpfs lets keep a non-executable setgid.
+     */
+    boolean killPrivileges(RequestContext ctx, Inode n) throws IOException {
+        boolean capability = Xattrs.getOrNull(inodes, n, SECURITY_CAPABILITY) != null;
+        if ((n.mode & 06000) == 0 && !capability) return false;
+        boolean member = ctx.uid() == 0 || Caller.of(ctx).inGroup(n.gid);
+        if (capability) Xattrs.remove(inodes, n, SECURITY_CAPABILITY);
+        return n.killPrivileges(member);
+    }
+
+    /**
+     * The mode changed as a side effect of a request whose reply carries no attributes (write): without this
+     * the kernel would show the old set-ID bits until its attribute timeout. Attribute-only (offset -1): the
+     * kernel takes no inode or page lock for it, so it is safe from the request's own handler, before the reply.
+     */
+    void dropCachedAttributes(long ino) {
+        Notifier nt = notifier;
+        if (nt == null) return;
+        try {
+            nt.invalInode(ino, -1, 0);
+        } catch (IOException e) {
+            System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.DEBUG, "invalInode " + ino + ": " + e.getMessage());
+        }
     }
 
     @Override

@@ -65,10 +65,17 @@ final class Xattrs {
     }
 
     static byte[] get(Inodes inodes, Inode n, byte[] name) throws IOException {
+        byte[] v = getOrNull(inodes, n, name);
+        if (v == null) throw new FuseException(Errno.ENODATA);
+        return v;
+    }
+
+    /** The value, or null when {@code n} has no attribute {@code name}. */
+    static byte[] getOrNull(Inodes inodes, Inode n, byte[] name) throws IOException {
         checkName(name);
         List<Buckets.Xattr> list = Buckets.xattrs(inodes.tree().get(new Key(n.ino, Inodes.XATTR, NameHash.of(name))));
         int at = index(list, name);
-        if (at < 0) throw new FuseException(Errno.ENODATA);
+        if (at < 0) return null;
         Buckets.Xattr x = list.get(at);
         if (!x.big()) return x.value();
         byte[] out = new byte[x.bigLength()];
