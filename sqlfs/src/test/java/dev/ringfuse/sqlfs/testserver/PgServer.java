@@ -31,6 +31,11 @@ public final class PgServer implements AutoCloseable {
     private final Path bin;
     private final Path dir;
     private final int port;
+    /** Stops the server and removes its directory if this JVM dies without {@link #close} (SIGKILL). */
+    private Process watchdog;
+    private static final String PREFIX = "sqlfs-pg";
+    /** The file in the server's directory that names the JVM that started it. */
+    private static final String OWNER = "owner.pid";
 
     private PgServer(Path bin, Path dir, int port) {
         this.bin = bin;
@@ -41,13 +46,16 @@ public final class PgServer implements AutoCloseable {
     public static PgServer start() {
         try {
             Path bin = binDir();
-            Path dir = Files.createTempDirectory("sqlfs-pg");
+            stopStale(bin);
+            Path dir = Files.createTempDirectory(PREFIX);
+            Files.writeString(dir.resolve(OWNER), ProcessHandle.current().pid() + "\n");
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             Files.writeString(dir.resolve("pw"), PASSWORD + "\n");
             if (root()) run(List.of("chown", "-R", "postgres:postgres", dir.toString()), 30);
             runAsPostgres(List.of(bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-U", USER,
                     "--pwfile=" + dir.resolve("pw"), "-A", "scram-sha-256", "--no-sync", "-E", "UTF8"), 120);
             PgServer s = new PgServer(bin, dir, freePort());
+            s.watchdog = watchdog(bin, dir);
             s.startServer();
             return s;
         } catch (IOException e) {
@@ -79,6 +87,21 @@ public final class PgServer implements AutoCloseable {
 
     public int port() { return port; }
 
+    /** The server's directory (data, socket, log), removed by {@link #close} or by the watchdog. */
+    public Path dir() { return dir; }
+
+    /**
+     * Starts a server, prints {@code PORT DIR} and waits for stdin to close: for the test that kills this
+     * JVM with SIGKILL and expects the server to go with it.
+     */
+    public static void main(String[] args) throws IOException {
+        PgServer s = start();
+        System.out.println(s.port + " " + s.dir);
+        System.out.flush();
+        System.in.read();
+        s.close();
+    }
+
     /** A new empty database; its JDBC URL with the test user and password. */
     public String newDatabase() {
         String name = "fs" + ProcessHandle.current().pid() + "_" + DBS.incrementAndGet();
@@ -94,6 +117,52 @@ public final class PgServer implements AutoCloseable {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + db + "?user=" + USER + "&password=" + PASSWORD;
     }
 
+    /**
+     * A process of its own session (it outlives this JVM) that waits for the JVM to end, then stops the
+     * server the hard way and removes its directory: a JVM killed with SIGKILL skips {@link #close}, and
+     * repeated CI runs must not accumulate servers.
+     */
+    private static Process watchdog(Path bin, Path dir) throws IOException {
+        String stop = (root() ? "setpriv --reuid=postgres --regid=postgres --init-groups " : "")
+                + bin.resolve("pg_ctl") + " -D " + dir.resolve("data") + " -m immediate -w stop";
+        String script = "while kill -0 " + ProcessHandle.current().pid() + " 2>/dev/null; do sleep 1; done; "
+                + stop + " >/dev/null 2>&1; rm -rf " + dir;
+        return new ProcessBuilder("setsid", "sh", "-c", script).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /**
+     * Servers of earlier test JVMs that died before their watchdog could act (or that predate it): a
+     * directory whose owner JVM is gone is stopped and removed.
+     */
+    private static void stopStale(Path bin) {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (Stream<Path> dirs = Files.list(tmp)) {
+            for (Path d : dirs.filter(p -> p.getFileName().toString().startsWith(PREFIX)).toList()) {
+                Path owner = d.resolve(OWNER);
+                if (!Files.isRegularFile(owner)) continue;
+                long pid;
+                try {
+                    pid = Long.parseLong(Files.readString(owner).trim());
+                } catch (IOException | NumberFormatException e) {
+                    continue;
+                }
+                if (ProcessHandle.of(pid).isPresent()) continue;
+                try {
+                    if (Files.exists(d.resolve("data").resolve("postmaster.pid"))) {
+                        runAsPostgres(List.of(bin.resolve("pg_ctl").toString(), "-D", d.resolve("data").toString(),
+                                "-m", "immediate", "-w", "stop"), 60);
+                    }
+                } catch (IOException ignored) {
+                    // not running any more: only the directory is left
+                }
+                run(List.of("rm", "-rf", d.toString()), 60);
+            }
+        } catch (IOException ignored) {
+            // nothing to clean, or not allowed to: the new server starts anyway
+        }
+    }
+
     @Override
     public void close() {
         try {
@@ -106,6 +175,7 @@ public final class PgServer implements AutoCloseable {
         } catch (IOException | InterruptedException ignored) {
             // best effort
         }
+        if (watchdog != null) watchdog.destroy(); // nothing left for it to do
     }
 
     private static Path binDir() throws IOException {
