@@ -1,5 +1,6 @@
 package dev.ringfuse.testkit;
 
+import static dev.ringfuse.testkit.internal.Check.O_DIRECT;
 import static dev.ringfuse.testkit.internal.Check.assertErrno;
 import static dev.ringfuse.testkit.internal.Check.file;
 import static dev.ringfuse.testkit.internal.Check.pattern;
@@ -13,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.nio.file.ExtendedOpenOption;
 import dev.ringfuse.Errno;
 import dev.ringfuse.testkit.internal.Libc;
 import dev.ringfuse.testkit.internal.Stat;
@@ -192,14 +192,14 @@ public interface PosixSpaceScenarios extends ScenarioContext {
         byte[] data = pattern(18, len);
         ByteBuffer buf = ByteBuffer.allocateDirect(len + align).alignedSlice(align);
         buf.put(data).flip();
-        try (FileChannel ch = FileChannel.open(f, CREATE, WRITE, ExtendedOpenOption.DIRECT)) {
+        try (FileChannel ch = FileChannel.open(f, CREATE, WRITE, O_DIRECT)) {
             assertEquals(len, ch.write(buf, 3 * align));
         }
         assertEquals(3 * align + len, Files.size(f));
         byte[] plain = Files.readAllBytes(f);
         assertArrayEquals(data, Arrays.copyOfRange(plain, 3 * align, 3 * align + len));
         ByteBuffer in = ByteBuffer.allocateDirect(len + align).alignedSlice(align);
-        try (FileChannel ch = FileChannel.open(f, READ, ExtendedOpenOption.DIRECT)) {
+        try (FileChannel ch = FileChannel.open(f, READ, O_DIRECT)) {
             assertEquals(len, ch.read(in, 3 * align));
         }
         byte[] back = new byte[len];

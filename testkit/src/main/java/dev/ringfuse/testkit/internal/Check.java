@@ -6,12 +6,28 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.ringfuse.Errno;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.Random;
 
 /** Small helpers shared by the scenarios. */
 public final class Check {
     private Check() {}
+
+    /**
+     * FileChannel's O_DIRECT, {@code com.sun.nio.file.ExtendedOpenOption.DIRECT} (module jdk.unsupported),
+     * looked up by name: a compile-time reference is an "internal proprietary API" warning, and a javadoc
+     * warning fails the testkit's build.
+     */
+    public static final OpenOption O_DIRECT = extendedOption("DIRECT");
+
+    private static OpenOption extendedOption(String name) {
+        try {
+            return (OpenOption) Class.forName("com.sun.nio.file.ExtendedOpenOption").getField(name).get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** A step that may fail with an errno. */
     @FunctionalInterface
