@@ -65,12 +65,12 @@ mount_and_read hello-lowlevel example.hello.Hello example.hello
 mount_and_read hello-path example.hellopath.HelloPath example.hellopath
 
 # the testkit example: its JUnit tests (the mount extension and the POSIX scenario suite on NotesFs), run by
-# surefire on the class path and then on the module path (testkit, JUnit and the tests as named modules)
-for how in class-path module-path; do
+# surefire on the class path. Not yet on the module path: with a main and a test module descriptor, surefire
+# 3.5.2 forks on the class path anyway ("Main and test module descriptors exist" in -X, then -jar booter),
+# so the run would only pretend (issue 15, open).
+for how in class-path; do
   echo "== testkit-junit: mvn test on the $how"
-  props=()
-  [ "$how" = module-path ] && props=(-Dsurefire.useModulePath=true -Dnative.access=dev.ringfuse,dev.ringfuse.uring,dev.ringfuse.testkit)
-  (cd "$here/testkit-junit" && mvn "${mvn_args[@]}" "${props[@]}" test)
+  (cd "$here/testkit-junit" && mvn "${mvn_args[@]}" test)
   grep -h "Tests run" "$here/testkit-junit/target/surefire-reports/"*.txt | sed "s/^/   $how: /"
 done
 echo "== examples passed"
