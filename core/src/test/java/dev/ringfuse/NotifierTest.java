@@ -135,7 +135,10 @@ class NotifierTest {
         try (Mount m = Fuse.mount(dir, fs, MountOptions.defaults().withTransport(transport))) {
             fs.blockReads = true;
             assertFalse(fs.notifier.invalInode(2, 0, 0), "nothing cached yet: not an error");
-            Process cat = new ProcessBuilder("cat", dir.resolve("file").toString()).redirectErrorStream(true).start();
+            // env --default-signal: a JVM started in the background by a non-interactive shell (nohup ... &)
+            // ignores SIGINT, and cat would inherit that and never be interrupted
+            Process cat = new ProcessBuilder("env", "--default-signal=INT", "cat", dir.resolve("file").toString())
+                    .redirectErrorStream(true).start();
             assertTrue(fs.readBlocked.await(20, TimeUnit.SECONDS), "the read reached the filesystem");
             new ProcessBuilder("kill", "-INT", Long.toString(cat.pid())).start().waitFor();
             assertTrue(fs.sawInterrupt.get(20, TimeUnit.SECONDS), "the kernel's INTERRUPT reached the callback");
