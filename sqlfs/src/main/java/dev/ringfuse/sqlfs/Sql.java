@@ -38,7 +38,7 @@ final class Sql {
         PreparedStatement ps = mine.get(sql);
         if (ps == null) {
             PREPARED.increment();
-            ps = keep(physical.prepareStatement(sql));
+            ps = keep(physical.prepareStatement(sql), mine, sql);
             mine.put(sql, ps);
         }
         return ps;
@@ -57,14 +57,27 @@ final class Sql {
         }
     }
 
-    private static PreparedStatement keep(PreparedStatement target) {
+    private static PreparedStatement keep(PreparedStatement target, Map<String, PreparedStatement> mine, String sql) {
         InvocationHandler h = (proxy, m, args) -> {
             String name = m.getName();
             if (name.equals("close")) return null;
-            if (name.startsWith("execute")) EXECUTED.increment();
+            boolean execute = name.startsWith("execute");
+            if (execute) EXECUTED.increment();
             try {
                 return m.invoke(target, args);
             } catch (InvocationTargetException e) {
+                // sqlite-jdbc finalizes a statement whose step failed with anything but BUSY, LOCKED, MISUSE or
+                // CONSTRAINT (SQLITE_FULL on a full disk, SQLITE_IOERR): kept, it would answer every later call
+                // with "statement is not executing", and a dead COMMIT leaves the connection inside its
+                // transaction. A statement that failed is dropped and prepared again on its next use.
+                if (execute) {
+                    mine.remove(sql, proxy);
+                    try {
+                        target.close();
+                    } catch (SQLException ignored) {
+                        // already finalized by the driver: nothing left to free
+                    }
+                }
                 throw e.getCause();
             }
         };
