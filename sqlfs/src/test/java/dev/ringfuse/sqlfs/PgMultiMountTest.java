@@ -172,7 +172,8 @@ class PgMultiMountTest {
                     fcntl.lockf(fd, fcntl.LOCK_EX, 1, int(sys.argv[3]))
                     print("GOT", flush=True)
                 except OSError as e:
-                    print(errno.errorcode.get(e.errno, str(e.errno)), flush=True)
+                    # by number: errno.errorcode names 35 EDEADLOCK, Linux's alias of EDEADLK
+                    print("EDEADLK" if e.errno == errno.EDEADLK else errno.errorcode.get(e.errno, str(e.errno)), flush=True)
                 sys.stdin.read()
                 """;
         Process p1 = new ProcessBuilder("python3", "-c", locker, a.mountpoint.resolve(rel).toString(), "0", "1").start();
@@ -270,6 +271,7 @@ class PgMultiMountTest {
     }
 
     private static String stderr(Process p) {
+        if (p.isAlive()) return "(still running)"; // its stderr ends only when it exits: reading it would hang
         try {
             return new String(p.getErrorStream().readAllBytes());
         } catch (IOException e) {
