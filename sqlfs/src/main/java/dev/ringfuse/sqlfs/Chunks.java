@@ -23,7 +23,7 @@ final class Chunks {
      */
     static int readFile(Connection c, long ino, int chunk, long off, int len, MemorySegment buf) throws SQLException {
         long first = off / chunk, last = (off + Math.max(len, 1) - 1) / chunk;
-        try (PreparedStatement ps = c.prepareStatement("SELECT i.size, i.type, c.idx, substr(c.data, CAST(1 + CASE"
+        try (PreparedStatement ps = Sql.prepare(c, "SELECT i.size, i.type, c.idx, substr(c.data, CAST(1 + CASE"
                 + " WHEN ? > c.idx * ? THEN ? - c.idx * ? ELSE 0 END AS INTEGER), ?) FROM inodes i LEFT JOIN chunks c"
                 + " ON c.ino = i.ino AND c.idx BETWEEN ? AND ? WHERE i.ino = ? ORDER BY c.idx")) {
             ps.setLong(1, off);
@@ -36,38 +36,45 @@ final class Chunks {
             ps.setLong(8, ino);
             try (ResultSet rs = ps.executeQuery()) {
                 int n = -1;
+                long filled = 0; // bytes of buf written so far; the gaps (holes, short chunks) are zeroed
                 while (rs.next()) {
                     if (n < 0) {
                         if ("dir".equals(rs.getString(2))) throw new dev.ringfuse.FuseException(dev.ringfuse.Errno.EISDIR);
                         long size = rs.getLong(1);
                         n = off >= size || len <= 0 ? 0 : (int) Math.min(len, size - off);
-                        if (n > 0) buf.asSlice(0, n).fill((byte) 0);
                     }
                     byte[] data = rs.getBytes(4);
                     if (data == null || n <= 0) continue;
-                    long from = Math.max(off, rs.getLong(3) * chunk);
-                    int take = (int) Math.min(data.length, off + n - from);
-                    if (take > 0) MemorySegment.copy(data, 0, buf, ValueLayout.JAVA_BYTE, from - off, take);
+                    long at = Math.max(off, rs.getLong(3) * chunk) - off;
+                    int take = (int) Math.min(data.length, n - at);
+                    if (take <= 0) continue;
+                    if (at > filled) buf.asSlice(filled, at - filled).fill((byte) 0);
+                    MemorySegment.copy(data, 0, buf, ValueLayout.JAVA_BYTE, at, take);
+                    filled = at + take;
                 }
+                if (n > filled) buf.asSlice(filled, n - filled).fill((byte) 0);
                 return n;
             }
         }
     }
 
-    /** Writes {@code data} at {@code off}; whole chunks are replaced, partial ones read, patched and replaced. */
-    static void write(Connection c, long ino, int chunk, long off, MemorySegment data) throws SQLException {
+    /**
+     * Writes {@code data} at {@code off} of a file of {@code size} bytes; whole chunks are replaced, partial
+     * ones read, patched and replaced (no read for a chunk that starts at or past the size: it holds nothing).
+     */
+    static void write(Connection c, long ino, int chunk, long off, MemorySegment data, long size) throws SQLException {
         long len = data.byteSize();
         if (len == 0) return;
-        try (PreparedStatement get = c.prepareStatement("SELECT data FROM chunks WHERE ino = ? AND idx = ?");
-             PreparedStatement put = c.prepareStatement("INSERT INTO chunks (ino, idx, data) VALUES (?, ?, ?)"
+        try (PreparedStatement get = Sql.prepare(c, "SELECT data FROM chunks WHERE ino = ? AND idx = ?");
+             PreparedStatement put = Sql.prepare(c, "INSERT INTO chunks (ino, idx, data) VALUES (?, ?, ?)"
                      + " ON CONFLICT (ino, idx) DO UPDATE SET data = excluded.data")) {
             for (long idx = off / chunk; idx <= (off + len - 1) / chunk; idx++) {
                 long start = idx * chunk;
                 int from = (int) (Math.max(off, start) - start);
                 int to = (int) (Math.min(off + len, start + chunk) - start);
                 byte[] bytes;
-                if (from == 0 && to == chunk) {
-                    bytes = new byte[chunk];
+                if ((from == 0 && to == chunk) || start >= size) { // nothing to keep: a whole chunk, or past the end
+                    bytes = new byte[from == 0 && to == chunk ? chunk : to];
                 } else {
                     byte[] old = null;
                     get.setLong(1, ino);
@@ -90,14 +97,14 @@ final class Chunks {
     /** Drops the bytes at and past {@code newSize} (growing needs nothing: the new range is a hole). */
     static void truncate(Connection c, Dialect d, long ino, int chunk, long newSize) throws SQLException {
         long keep = (newSize + chunk - 1) / chunk; // chunks 0 .. keep-1 may hold bytes below newSize
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM chunks WHERE ino = ? AND idx >= ?")) {
+        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM chunks WHERE ino = ? AND idx >= ?")) {
             ps.setLong(1, ino);
             ps.setLong(2, keep);
             ps.executeUpdate();
         }
         int tail = (int) (newSize % chunk);
         if (tail != 0) {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE chunks SET data = substr(data, 1, ?)"
+            try (PreparedStatement ps = Sql.prepare(c, "UPDATE chunks SET data = substr(data, 1, ?)"
                     + " WHERE ino = ? AND idx = ? AND length(data) > ?")) {
                 ps.setInt(1, tail);
                 ps.setLong(2, ino);
@@ -110,9 +117,9 @@ final class Chunks {
 
     /** Makes {@code off .. off+len} (inside the file) zeros: whole chunks go, partial ones are zeroed in place. */
     static void zero(Connection c, long ino, int chunk, long off, long len) throws SQLException {
-        try (PreparedStatement get = c.prepareStatement("SELECT data FROM chunks WHERE ino = ? AND idx = ?");
-             PreparedStatement put = c.prepareStatement("UPDATE chunks SET data = ? WHERE ino = ? AND idx = ?");
-             PreparedStatement drop = c.prepareStatement("DELETE FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?")) {
+        try (PreparedStatement get = Sql.prepare(c, "SELECT data FROM chunks WHERE ino = ? AND idx = ?");
+             PreparedStatement put = Sql.prepare(c, "UPDATE chunks SET data = ? WHERE ino = ? AND idx = ?");
+             PreparedStatement drop = Sql.prepare(c, "DELETE FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?")) {
             long first = off / chunk, last = (off + len - 1) / chunk;
             long wholeFrom = (off + chunk - 1) / chunk, wholeTo = (off + len) / chunk - 1;
             if (wholeFrom <= wholeTo) {

@@ -91,7 +91,10 @@ final class Database implements AutoCloseable {
         cfg.setMaximumPoolSize(size);
         cfg.setMinimumIdle(Math.min(size, 2));
         cfg.setAutoCommit(autoCommit);
-        cfg.setConnectionTimeout(5_000); // a caller waits at most this long for a connection, then EIO
+        // a caller waits at most this long for a connection, then EIO. PostgreSQL: the server may be gone, so
+        // short. SQLite: the file is local and waiting is only queueing behind the one writer, which under a
+        // burst of writes on a loaded machine took more than 5 s (a fio verify job got EIO): bounded, but long
+        cfg.setConnectionTimeout(dialect == Dialect.SQLITE ? 60_000 : 5_000);
         cfg.setValidationTimeout(2_000);
         cfg.setInitializationFailTimeout(1); // fail at mount, with the cause, if the database cannot be reached
         Properties p = new Properties();
@@ -101,6 +104,10 @@ final class Database implements AutoCloseable {
             p.setProperty("foreign_keys", "true");
             p.setProperty("busy_timeout", "10000");
             p.setProperty("cache_size", "-16384");
+            // reads of file data walk a blob's overflow pages: mapped, they are memory reads instead of one
+            // pread per 4 KiB page (the address space is reserved, not memory; pages in the WAL are still read)
+            p.setProperty("mmap_size", String.valueOf(1L << 30));
+            p.setProperty("temp_store", "MEMORY");
         } else {
             p.setProperty("connectTimeout", "5");
             p.setProperty("socketTimeout", "60");
@@ -197,18 +204,16 @@ final class Database implements AutoCloseable {
     }
 
     private static <T> T sqlite(Connection c, Work<T> work, boolean write) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute(write ? "BEGIN IMMEDIATE" : "BEGIN");
-            try {
-                if (write) s.executeUpdate("UPDATE fs_quiet SET on_ = 1");
-                T r = work.run(c);
-                if (write) s.executeUpdate("UPDATE fs_quiet SET on_ = 0");
-                s.execute("COMMIT");
-                return r;
-            } catch (SQLException | RuntimeException | Error e) {
-                rollback(s);
-                throw e;
-            }
+        Sql.exec(c, write ? "BEGIN IMMEDIATE" : "BEGIN");
+        try {
+            if (write) Sql.exec(c, "UPDATE fs_quiet SET on_ = 1");
+            T r = work.run(c);
+            if (write) Sql.exec(c, "UPDATE fs_quiet SET on_ = 0");
+            Sql.exec(c, "COMMIT");
+            return r;
+        } catch (SQLException | RuntimeException | Error e) {
+            rollback(c);
+            throw e;
         }
     }
 
@@ -231,9 +236,9 @@ final class Database implements AutoCloseable {
         }
     }
 
-    private static void rollback(Statement s) {
+    private static void rollback(Connection c) {
         try {
-            s.execute("ROLLBACK");
+            Sql.exec(c, "ROLLBACK");
         } catch (SQLException ignored) {
             // SQLite rolls back by itself after some errors (SQLITE_FULL): nothing left to undo
         }
@@ -266,7 +271,7 @@ final class Database implements AutoCloseable {
                             s.executeUpdate("UPDATE fs_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'fsyncs'");
                             s.execute("COMMIT");
                         } catch (SQLException e) {
-                            rollback(s);
+                            rollback(c);
                             throw e;
                         }
                     } finally {

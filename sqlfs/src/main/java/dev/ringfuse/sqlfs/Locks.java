@@ -16,7 +16,8 @@ import java.sql.SQLException;
  * flock. Taking a lock is one SERIALIZABLE transaction that checks for a conflicting lock of another owner
  * and writes its own rows, so two mounts racing for one range cannot both win (the loser's transaction
  * fails serialization and is retried). A waiting lock (F_SETLKW, flock without LOCK_NB) polls on a virtual
- * thread until granted or interrupted; a lock cycle across mounts is not detected (no EDEADLK).
+ * thread until granted or interrupted, recorded in {@code lock_waits} so that a cycle of waits across
+ * mounts is answered with EDEADLK (see {@link #set}).
  */
 final class Locks {
     static final int LOCK_SH = 1, LOCK_EX = 2, LOCK_NB = 4, LOCK_UN = 8;
@@ -34,7 +35,7 @@ final class Locks {
     }
 
     private FileLock conflict(Connection c, long ino, long owner, char kind, FileLock lock) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT start_, end_, type, pid FROM locks WHERE ino = ? AND kind = ?"
+        try (PreparedStatement ps = Sql.prepare(c, "SELECT start_, end_, type, pid FROM locks WHERE ino = ? AND kind = ?"
                 + " AND NOT (session = ? AND owner = ?) AND start_ <= ? AND end_ >= ? AND (type = 1 OR ? = 1) LIMIT 1")) {
             ps.setLong(1, ino);
             ps.setString(2, String.valueOf(kind));
@@ -51,11 +52,43 @@ final class Locks {
 
     /** Sets or clears {@code lock} for {@code owner}; true if done, false if another owner's lock is in the way. */
     boolean trySet(long ino, long owner, char kind, FileLock lock) {
+        return attempt(ino, owner, kind, lock, false) == Outcome.SET;
+    }
+
+    private enum Outcome { SET, BLOCKED, DEADLOCK }
+
+    /**
+     * One try, one transaction. A waiting fcntl request ({@code waiting}) that is blocked records itself in
+     * {@code lock_waits} (and is removed from it once set), after checking that waiting would not close a
+     * cycle of owners each waiting for the next: that is EDEADLK, as the kernel answers for local locks.
+     * SERIALIZABLE makes two requests that close a cycle together conflict: one is run again and sees the
+     * other's wait.
+     */
+    private Outcome attempt(long ino, long owner, char kind, FileLock lock, boolean waiting) {
         return db.write(c -> {
-            if (lock.type() != FileLock.F_UNLCK && conflict(c, ino, owner, kind, lock) != null) return false;
+            if (lock.type() != FileLock.F_UNLCK && conflict(c, ino, owner, kind, lock) != null) {
+                if (!waiting || kind != 'p') return Outcome.BLOCKED;
+                if (closesCycle(c, ino, owner, lock)) {
+                    unwait(c, owner);
+                    return Outcome.DEADLOCK;
+                }
+                unwait(c, owner);
+                try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO lock_waits (session, owner, ino, type, start_, end_)"
+                        + " VALUES (?, ?, ?, ?, ?, ?)")) {
+                    ps.setLong(1, db.session);
+                    ps.setLong(2, owner);
+                    ps.setLong(3, ino);
+                    ps.setInt(4, lock.type());
+                    ps.setLong(5, lock.start());
+                    ps.setLong(6, lock.end());
+                    ps.executeUpdate();
+                }
+                return Outcome.BLOCKED;
+            }
+            if (waiting && kind == 'p') unwait(c, owner);
             clear(c, ino, owner, kind, lock.start(), lock.end());
             if (lock.type() != FileLock.F_UNLCK) {
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO locks (ino, session, owner, kind, type, start_, end_, pid)"
+                try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO locks (ino, session, owner, kind, type, start_, end_, pid)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
                     ps.setLong(1, ino);
                     ps.setLong(2, db.session);
@@ -68,27 +101,101 @@ final class Locks {
                     ps.executeUpdate();
                 }
             }
-            return true;
+            return Outcome.SET;
         });
+    }
+
+    /** An owner: a mount's session and the kernel's lock owner there. */
+    private record Owner(long session, long owner) {}
+
+    /** The kernel gives up after this many steps along a chain of waiting owners; so do we. */
+    private static final int MAX_DEADLOCK_STEPS = 10;
+
+    /**
+     * Whether {@code owner} waiting for {@code lock} would wait for itself: the owners holding what it
+     * wants, the owners holding what those wait for, and so on, include it.
+     */
+    private boolean closesCycle(Connection c, long ino, long owner, FileLock lock) throws SQLException {
+        Owner me = new Owner(db.session, owner);
+        java.util.Set<Owner> seen = new java.util.HashSet<>();
+        java.util.List<Owner> frontier = holders(c, ino, me, lock.type(), lock.start(), lock.end());
+        for (int step = 0; step < MAX_DEADLOCK_STEPS && !frontier.isEmpty(); step++) {
+            java.util.List<Owner> next = new java.util.ArrayList<>();
+            for (Owner o : frontier) {
+                if (o.equals(me)) return true;
+                if (!seen.add(o)) continue;
+                java.util.List<long[]> waits = new java.util.ArrayList<>();
+                try (PreparedStatement ps = Sql.prepare(c, "SELECT ino, type, start_, end_ FROM lock_waits"
+                        + " WHERE session = ? AND owner = ?")) {
+                    ps.setLong(1, o.session());
+                    ps.setLong(2, o.owner());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) waits.add(new long[] {rs.getLong(1), rs.getInt(2), rs.getLong(3), rs.getLong(4)});
+                    }
+                }
+                for (long[] w : waits) next.addAll(holders(c, w[0], o, (int) w[1], w[2], w[3]));
+            }
+            frontier = next;
+        }
+        return false;
+    }
+
+    /** The owners other than {@code not} whose fcntl locks on {@code ino} conflict with the range and type. */
+    private static java.util.List<Owner> holders(Connection c, long ino, Owner not, int type, long start, long end)
+            throws SQLException {
+        java.util.List<Owner> out = new java.util.ArrayList<>();
+        try (PreparedStatement ps = Sql.prepare(c, "SELECT DISTINCT session, owner FROM locks WHERE ino = ? AND kind = 'p'"
+                + " AND NOT (session = ? AND owner = ?) AND start_ <= ? AND end_ >= ? AND (type = 1 OR ? = 1)")) {
+            ps.setLong(1, ino);
+            ps.setLong(2, not.session());
+            ps.setLong(3, not.owner());
+            ps.setLong(4, end);
+            ps.setLong(5, start);
+            ps.setInt(6, type);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) out.add(new Owner(rs.getLong(1), rs.getLong(2)));
+            }
+        }
+        return out;
+    }
+
+    private void unwait(Connection c, long owner) throws SQLException {
+        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM lock_waits WHERE session = ? AND owner = ?")) {
+            ps.setLong(1, db.session);
+            ps.setLong(2, owner);
+            ps.executeUpdate();
+        }
+    }
+
+    /** A wait that ended without its lock (interrupted, failed). */
+    private void unwait(long owner) {
+        try {
+            db.write(c -> {
+                unwait(c, owner);
+                return null;
+            });
+        } catch (RuntimeException ignored) {
+            // removed with the session's rows at unmount, or by the other mounts after a crash
+        }
     }
 
     /** Removes the owner's locks over {@code start..end}, keeping the parts outside (a lock may split in two). */
     private void clear(Connection c, long ino, long owner, char kind, long start, long end) throws SQLException {
         String mine = " WHERE ino = ? AND session = ? AND owner = ? AND kind = ? AND start_ <= ? AND end_ >= ?";
         if (end < Long.MAX_VALUE) { // the part after end survives
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO locks (ino, session, owner, kind, type, start_, end_, pid)"
+            try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO locks (ino, session, owner, kind, type, start_, end_, pid)"
                     + " SELECT ino, session, owner, kind, type, ?, end_, pid FROM locks" + mine + " AND end_ > ?")) {
                 bind(ps, 1, end + 1, ino, owner, kind, start, end);
                 ps.setLong(8, end);
                 ps.executeUpdate();
             }
         }
-        try (PreparedStatement ps = c.prepareStatement("UPDATE locks SET end_ = ?" + mine + " AND start_ < ?")) {
+        try (PreparedStatement ps = Sql.prepare(c, "UPDATE locks SET end_ = ?" + mine + " AND start_ < ?")) {
             bind(ps, 1, start - 1, ino, owner, kind, start, end); // the part before start survives
             ps.setLong(8, start);
             ps.executeUpdate();
         }
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ?"
+        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ?"
                 + " AND kind = ? AND start_ >= ? AND end_ <= ?")) {
             ps.setLong(1, ino);
             ps.setLong(2, db.session);
@@ -99,7 +206,7 @@ final class Locks {
             ps.executeUpdate();
         }
         // a lock that started inside the range and ran past it: now starts after the range
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ?"
+        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ?"
                 + " AND kind = ? AND start_ >= ? AND start_ <= ? AND end_ > ?")) {
             ps.setLong(1, ino);
             ps.setLong(2, db.session);
@@ -123,22 +230,36 @@ final class Locks {
         ps.setLong(first + 6, start);
     }
 
-    /** Sets the lock now, or (if {@code sleep}) on a virtual thread once it is free; completes {@code done}. */
+    /**
+     * Sets the lock now, or (if {@code sleep}) on a virtual thread once it is free; completes {@code done}.
+     * A waiting fcntl lock whose wait would close a cycle across owners (on any mount) fails with EDEADLK.
+     */
     void set(RequestContext ctx, long ino, long owner, char kind, FileLock lock, boolean sleep, Reply reply, Runnable ok) {
-        if (trySet(ino, owner, kind, lock)) {
+        Outcome first = attempt(ino, owner, kind, lock, sleep);
+        if (first == Outcome.SET) {
             ok.run();
             return;
         }
+        if (first == Outcome.DEADLOCK) throw new FuseException(Errno.EDEADLK);
         if (!sleep) throw new FuseException(Errno.EAGAIN);
         Thread.ofVirtual().name("sqlfs-lockwait").start(() -> {
+            boolean done = false;
             try {
-                while (!trySet(ino, owner, kind, lock)) {
+                for (;;) {
                     if (ctx.interrupted()) {
                         reply.error(Errno.EINTR);
                         return;
                     }
                     Thread.sleep(POLL_MS);
+                    Outcome o = attempt(ino, owner, kind, lock, true);
+                    if (o == Outcome.DEADLOCK) {
+                        done = true;
+                        reply.error(Errno.EDEADLK);
+                        return;
+                    }
+                    if (o == Outcome.SET) break;
                 }
+                done = true;
                 ok.run();
             } catch (FuseException e) {
                 reply.error(e.errno());
@@ -146,6 +267,8 @@ final class Locks {
                 reply.error(Errno.EINTR);
             } catch (RuntimeException e) {
                 reply.error(Errno.EIO);
+            } finally {
+                if (!done && kind == 'p') unwait(owner);
             }
         });
     }
@@ -153,7 +276,7 @@ final class Locks {
     /** Drops every lock of {@code owner} of one kind on {@code ino} (close, last release). */
     void releaseAll(long ino, long owner, char kind) {
         db.write(c -> {
-            try (PreparedStatement ps = c.prepareStatement(
+            try (PreparedStatement ps = Sql.prepare(c, 
                     "DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ? AND kind = ?")) {
                 ps.setLong(1, ino);
                 ps.setLong(2, db.session);
@@ -168,9 +291,11 @@ final class Locks {
     /** Drops every lock of this mount (unmount). */
     void releaseSession() {
         db.write(c -> {
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM locks WHERE session = ?")) {
-                ps.setLong(1, db.session);
-                ps.executeUpdate();
+            for (String sql : new String[] {"DELETE FROM locks WHERE session = ?", "DELETE FROM lock_waits WHERE session = ?"}) {
+                try (PreparedStatement ps = Sql.prepare(c, sql)) {
+                    ps.setLong(1, db.session);
+                    ps.executeUpdate();
+                }
             }
             return null;
         });

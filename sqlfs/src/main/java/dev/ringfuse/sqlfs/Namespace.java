@@ -4,7 +4,9 @@ import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongPredicate;
 
 /**
@@ -13,27 +15,56 @@ import java.util.function.LongPredicate;
  * a reference to a node (then a node that loses its last link is kept as an orphan until forgotten).
  */
 final class Namespace {
+    private static final int S_ISGID = 02000;
     static final int RENAME_NOREPLACE = 1, RENAME_EXCHANGE = 2, RENAME_WHITEOUT = 4;
 
     private final long session;
     private final LongPredicate known;
+    /**
+     * Nodes this mount made orphans (rows of {@code orphans} with its session): only these need the database
+     * when the kernel forgets them. May hold a few that are no longer orphans (a rolled-back unlink, a
+     * re-linked O_TMPFILE); forgetting those costs one transaction that changes nothing.
+     */
+    final java.util.Set<Long> orphans = ConcurrentHashMap.newKeySet();
 
     Namespace(long session, LongPredicate known) {
         this.session = session;
         this.known = known;
     }
 
-    /** Creates a node of {@code type} as {@code name} in {@code parent}; returns it. */
+    /**
+     * Creates a node of {@code type} as {@code name} in {@code parent}; returns it. Three statements: the
+     * parent's update (which also proves it is a live directory and returns what a new node inherits from
+     * it: a setgid directory hands down its group, and its setgid bit to subdirectories), the inode, the
+     * name (whose unique key answers EEXIST); the new row is built here rather than read back.
+     */
     Node create(Connection c, long parent, byte[] name, String type, int mode, int uid, int gid, long rdev, long now)
             throws SQLException {
         Store.checkName(name);
-        Store.dir(c, parent);
-        if (Store.lookup(c, parent, name) != null) throw new FuseException(Errno.EEXIST);
         boolean dir = type.equals("dir");
-        long ino = Store.insertInode(c, type, mode, uid, gid, dir ? 2 : 1, rdev, now);
+        int parentMode, parentGid;
+        try (PreparedStatement ps = Sql.prepare(c, "UPDATE inodes SET mtime_ns = ?, ctime_ns = ?, nlink = nlink + ?"
+                + " WHERE ino = ? AND type = 'dir' AND nlink > 0 RETURNING mode, gid")) {
+            ps.setLong(1, now);
+            ps.setLong(2, now);
+            ps.setInt(3, dir ? 1 : 0);
+            ps.setLong(4, parent);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    Store.dir(c, parent); // ENOENT or ENOTDIR, as the case is
+                    throw new FuseException(Errno.ENOENT);
+                }
+                parentMode = rs.getInt(1);
+                parentGid = (int) rs.getLong(2);
+            }
+        }
+        boolean sgid = (parentMode & S_ISGID) != 0;
+        int m = (sgid && dir ? mode | S_ISGID : mode) & 07777;
+        int g = sgid ? parentGid : gid;
+        long nlink = dir ? 2 : 1;
+        long ino = Store.insertInode(c, type, m, uid, g, nlink, rdev, now);
         Store.insertDentry(c, parent, name, ino);
-        Store.dirChanged(c, parent, now, dir ? 1 : 0);
-        return Store.node(c, ino);
+        return new Node(ino, type, m, uid, g, now, now, now, 0, nlink, rdev);
     }
 
     void link(Connection c, Node n, long parent, byte[] name, long now) throws SQLException {
@@ -45,7 +76,7 @@ final class Namespace {
         Store.linksChanged(c, n.ino(), now, 1);
         Store.dirChanged(c, parent, now, 0);
         if (n.nlink() == 0) { // an O_TMPFILE or unlinked file gets a name again
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM orphans WHERE ino = ?")) {
+            try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM orphans WHERE ino = ?")) {
                 ps.setLong(1, n.ino());
                 ps.executeUpdate();
             }
@@ -67,7 +98,11 @@ final class Namespace {
     private void dropLink(Connection c, Node n, long now) throws SQLException {
         long left = n.isDir() ? 0 : n.nlink() - 1;
         Store.setLinks(c, n.ino(), now, left);
-        if (left == 0) Store.unlinked(c, n.ino(), known.test(n.ino()), session);
+        if (left == 0) {
+            boolean k = known.test(n.ino());
+            if (k) orphans.add(n.ino());
+            Store.unlinked(c, n.ino(), k, session);
+        }
     }
 
     void rename(Connection c, long from, byte[] name, long to, byte[] newName, int flags, int uid, int gid, long now)
@@ -112,7 +147,7 @@ final class Namespace {
             if (dst.isDir()) Store.dirChanged(c, to, now, -1);
             dropLink(c, dst, now);
         }
-        try (PreparedStatement ps = c.prepareStatement("UPDATE dentries SET parent = ?, name = ? WHERE parent = ? AND name = ?")) {
+        try (PreparedStatement ps = Sql.prepare(c, "UPDATE dentries SET parent = ?, name = ? WHERE parent = ? AND name = ?")) {
             ps.setLong(1, to);
             ps.setBytes(2, newName);
             ps.setLong(3, from);
@@ -130,7 +165,7 @@ final class Namespace {
     }
 
     private static void setChild(Connection c, long parent, byte[] name, long child) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE dentries SET child = ? WHERE parent = ? AND name = ?")) {
+        try (PreparedStatement ps = Sql.prepare(c, "UPDATE dentries SET child = ? WHERE parent = ? AND name = ?")) {
             ps.setLong(1, child);
             ps.setLong(2, parent);
             ps.setBytes(3, name);

@@ -88,6 +88,19 @@ final class PostgresSchema {
                     "CREATE TRIGGER notify_inodes AFTER UPDATE OR DELETE ON inodes FOR EACH ROW EXECUTE FUNCTION ringfuse_notify()",
                     "CREATE TRIGGER notify_chunks AFTER INSERT OR UPDATE OR DELETE ON chunks FOR EACH ROW EXECUTE FUNCTION ringfuse_notify()",
                     "INSERT INTO inodes (ino, type, mode, nlink) VALUES (1, 'dir', 493, 2)");
+            // files open on a mount (so that an unlink on another mount keeps them until closed there), and
+            // fcntl lock requests waiting (so that a lock cycle across mounts is found: EDEADLK)
+            case 2 -> List.of(
+                    "CREATE TABLE open_files (ino bigint NOT NULL REFERENCES inodes(ino) ON DELETE CASCADE, session bigint NOT NULL, PRIMARY KEY (ino, session))",
+                    """
+                    CREATE TABLE lock_waits (
+                      session bigint NOT NULL,
+                      owner bigint NOT NULL,
+                      ino bigint NOT NULL REFERENCES inodes(ino) ON DELETE CASCADE,
+                      type integer NOT NULL,
+                      start_ bigint NOT NULL,
+                      end_ bigint NOT NULL)""",
+                    "CREATE INDEX lock_waits_owner ON lock_waits(session, owner)");
             default -> throw new IllegalArgumentException("no schema version " + version);
         };
     }

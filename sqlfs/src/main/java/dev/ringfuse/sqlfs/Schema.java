@@ -19,7 +19,7 @@ final class Schema {
     /** The value of {@code fs_meta.format}: says that a database is a ringfuse filesystem. */
     static final String FORMAT = "ringfuse-sqlfs";
     /** The newest schema version this code knows. */
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     /** Brings the database to {@link #VERSION}; returns the chunk size recorded in it. */
     static int migrate(Connection c, Dialect d, int chunkSizeForNew) throws SQLException {

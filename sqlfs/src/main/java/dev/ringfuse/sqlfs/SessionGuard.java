@@ -79,8 +79,11 @@ final class SessionGuard implements AutoCloseable {
         }
     }
 
-    /** Deletes the orphans and locks of mounts that are gone. */
-    void cleanOrphans(Database db) {
+    /**
+     * Deletes the orphans, open files, locks and lock waits of mounts that are gone (at mount, and on
+     * PostgreSQL every half minute, so that a crashed mount's files do not stay forever while others run).
+     */
+    synchronized void cleanOrphans(Database db) {
         if (db.dialect == Dialect.SQLITE) {
             db.write(c -> {
                 try (PreparedStatement ps = c.prepareStatement(
@@ -97,7 +100,8 @@ final class SessionGuard implements AutoCloseable {
         List<Long> sessions = db.read(c -> {
             List<Long> out = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT session FROM orphans UNION SELECT session FROM locks");
+                    "SELECT session FROM orphans UNION SELECT session FROM locks UNION SELECT session FROM open_files"
+                    + " UNION SELECT session FROM lock_waits");
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) out.add(rs.getLong(1));
             }
@@ -107,19 +111,23 @@ final class SessionGuard implements AutoCloseable {
             if (s == session || !tryLock(s)) continue;
             try {
                 db.write(c -> {
-                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM locks WHERE session = ?")) {
-                        ps.setLong(1, s);
-                        ps.executeUpdate();
-                    }
-                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM orphans WHERE session = ?"
-                            + " RETURNING ino")) {
-                        ps.setLong(1, s);
-                        List<Long> inos = new ArrayList<>();
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) inos.add(rs.getLong(1));
+                    for (String table : new String[] {"locks", "lock_waits"}) {
+                        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE session = ?")) {
+                            ps.setLong(1, s);
+                            ps.executeUpdate();
                         }
-                        for (long ino : inos) Store.deleteIfUnlinked(c, ino, session);
                     }
+                    List<Long> inos = new ArrayList<>();
+                    for (String table : new String[] {"orphans", "open_files"}) {
+                        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE session = ?"
+                                + " RETURNING ino")) {
+                            ps.setLong(1, s);
+                            try (ResultSet rs = ps.executeQuery()) {
+                                while (rs.next()) inos.add(rs.getLong(1));
+                            }
+                        }
+                    }
+                    for (long ino : inos) Store.deleteIfUnlinked(c, ino, session);
                     return null;
                 });
             } finally {

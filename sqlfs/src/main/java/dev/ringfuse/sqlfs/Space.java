@@ -26,7 +26,7 @@ final class Space {
 
     static StatFs statfs(Database db) {
         long maxIno = db.read(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT max(ino) FROM inodes");
+            try (PreparedStatement ps = Sql.prepare(c, "SELECT max(ino) FROM inodes");
                  ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 0L;
             }
@@ -44,7 +44,7 @@ final class Space {
             }
         }
         long used = db.dialect == Dialect.POSTGRES ? db.read(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT pg_database_size(current_database())");
+            try (PreparedStatement ps = Sql.prepare(c, "SELECT pg_database_size(current_database())");
                  ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 0L;
             }

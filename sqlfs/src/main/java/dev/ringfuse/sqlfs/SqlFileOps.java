@@ -39,6 +39,15 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
      */
     private final ConcurrentHashMap<Long, Long> unsynced = new ConcurrentHashMap<>();
 
+    /**
+     * Open handles per node on this mount, PostgreSQL only: the first open of a node records it in
+     * {@code open_files} and the last release removes it, so that an unlink on another mount keeps the
+     * node (and its bytes) until this mount closes it. A node unlinked meanwhile is deleted at that last
+     * release unless yet another mount has it open. Rows of a mount that crashed are removed by the others
+     * (SessionGuard: at mount and every half minute).
+     */
+    private final ConcurrentHashMap<Long, Integer> opens = new ConcurrentHashMap<>();
+
     SqlFileOps(Database db, long attrNanos) {
         this.db = db;
         this.attrNanos = attrNanos;
@@ -57,11 +66,66 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
      */
     abstract int openFlags();
 
+    /** Counts an open handle of {@code ino}; the first one on this mount is recorded in the database. */
+    void holdOpen(long ino) {
+        if (db.dialect != Dialect.POSTGRES) return;
+        opens.compute(ino, (k, v) -> {
+            if (v == null) {
+                db.write(c -> {
+                    // nothing if the node is gone already (unlinked elsewhere since): reads then answer ENOENT
+                    try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO open_files (ino, session) SELECT ino, ?"
+                            + " FROM inodes WHERE ino = ? ON CONFLICT DO NOTHING")) {
+                        ps.setLong(1, db.session);
+                        ps.setLong(2, ino);
+                        ps.executeUpdate();
+                    }
+                    return null;
+                });
+            }
+            return v == null ? 1 : v + 1;
+        });
+    }
+
+    /** The release of one handle of {@code ino}: the last one on this mount lets the node go if it has no name. */
+    void dropOpen(long ino) {
+        if (db.dialect != Dialect.POSTGRES) return;
+        opens.compute(ino, (k, v) -> {
+            if (v == null || v > 1) return v == null ? null : v - 1;
+            db.freeing(c -> {
+                try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM open_files WHERE ino = ? AND session = ?")) {
+                    ps.setLong(1, ino);
+                    ps.setLong(2, db.session);
+                    ps.executeUpdate();
+                }
+                Store.deleteIfUnlinked(c, ino, db.session);
+                return null;
+            });
+            return null;
+        });
+    }
+
+    /** Unmount: this mount's open files are closed (the kernel sends no RELEASE for them any more). */
+    void closeAllOpen() {
+        db.freeing(c -> {
+            java.util.List<Long> inos = new java.util.ArrayList<>();
+            try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM open_files WHERE session = ? RETURNING ino")) {
+                ps.setLong(1, db.session);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) inos.add(rs.getLong(1));
+                }
+            }
+            for (long ino : inos) Store.deleteIfUnlinked(c, ino, db.session);
+            return null;
+        });
+        opens.clear();
+    }
+
     @Override
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
-        Node n = db.read(c -> Store.node(c, nodeid));
+        Node n = db.query(c -> Store.node(c, nodeid));
         if (n.isDir()) throw new FuseException(Errno.EISDIR);
         if ((flags & O_TRUNC) != 0) db.write(c -> truncate(c, ctx, Store.node(c, nodeid), 0, now()));
+        holdOpen(nodeid);
         reply.open(openHandle(nodeid, flags), openFlags());
     }
 
@@ -96,10 +160,10 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
             if (!f.isFile()) throw new FuseException(Errno.EINVAL);
             long off = h != null && h.append ? f.size() : offset;
             if (off + data.byteSize() < 0) throw new FuseException(Errno.EFBIG);
-            Chunks.write(c, nodeid, db.chunkSize, off, data);
+            Chunks.write(c, nodeid, db.chunkSize, off, data, f.size());
             int mode = (writeFlags & WRITE_KILL_SUIDGID) != 0 ? killedMode(f, () -> inGroup(ctx, f)) : f.mode();
             killed[0] = mode != f.mode();
-            try (PreparedStatement ps = c.prepareStatement(
+            try (PreparedStatement ps = Sql.prepare(c, 
                     "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ?, mode = ? WHERE ino = ?")) {
                 ps.setLong(1, Math.max(f.size(), off + data.byteSize()));
                 ps.setLong(2, now);
@@ -141,7 +205,12 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     @Override
     public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock,
                         StatusReply reply) {
-        handles.remove(fh);
+        Handle h = handles.remove(fh);
+        try {
+            if (h != null) dropOpen(h.ino());
+        } catch (RuntimeException e) {
+            // the row stays until this mount ends (its rows are removed then, or by the next mount after a crash)
+        }
         reply.ok();
     }
 
@@ -198,7 +267,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
             boolean zero = (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0;
             if (zero && offset < f.size()) Chunks.zero(c, nodeid, db.chunkSize, offset, Math.min(length, f.size() - offset));
             long size = (mode & FALLOC_FL_KEEP_SIZE) == 0 ? Math.max(f.size(), offset + length) : f.size();
-            try (PreparedStatement ps = c.prepareStatement(
+            try (PreparedStatement ps = Sql.prepare(c, 
                     "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
                 ps.setLong(1, size);
                 ps.setLong(2, zero ? now : f.mtimeNs()); // allocating changes only ctime (tmpfs)
@@ -216,7 +285,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         if (f.isDir()) throw new FuseException(Errno.EISDIR);
         if (!f.isFile()) throw new FuseException(Errno.EINVAL);
         if (size < f.size()) Chunks.truncate(c, db.dialect, f.ino(), db.chunkSize, size);
-        try (PreparedStatement ps = c.prepareStatement("UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
+        try (PreparedStatement ps = Sql.prepare(c, "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
             ps.setLong(1, size);
             ps.setLong(2, now);
             ps.setLong(3, now);
@@ -227,7 +296,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     }
 
     static void dropCapability(Connection c, long ino) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM xattrs WHERE ino = ? AND name = ?")) {
+        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM xattrs WHERE ino = ? AND name = ?")) {
             ps.setLong(1, ino);
             ps.setString(2, SECURITY_CAPABILITY);
             ps.executeUpdate();

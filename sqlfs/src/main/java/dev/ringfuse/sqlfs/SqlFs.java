@@ -108,14 +108,35 @@ public final class SqlFs extends SqlFileOps {
         init.timeGranularity(1);
         notifier = init.notifier();
         feed.start(init.notifier());
+        if (db.dialect == Dialect.POSTGRES) {
+            sweeper = Thread.ofVirtual().name("sqlfs-sweeper").start(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    try {
+                        Thread.sleep(SWEEP_MS);
+                        guard.cleanOrphans(db);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (RuntimeException e) {
+                        // the database is away: tried again next time
+                    }
+                }
+            });
+        }
     }
+
+    /** How often a PostgreSQL mount removes what crashed mounts left (open files, orphans, locks). */
+    private static final long SWEEP_MS = 30_000;
+    private volatile Thread sweeper;
 
     @Override
     public void destroy() {
         feed.close();
+        Thread sw = sweeper;
+        if (sw != null) sw.interrupt();
         try {
             if (locks != null) locks.releaseSession();
-            for (Long ino : List.copyOf(lookups.keySet())) db.write(c -> {
+            if (db.dialect == Dialect.POSTGRES) closeAllOpen();
+            for (Long ino : List.copyOf(ns.orphans)) db.write(c -> {
                 Store.deleteIfUnlinked(c, ino, db.session);
                 return null;
             });
@@ -144,7 +165,7 @@ public final class SqlFs extends SqlFileOps {
     @Override
     public void forget(long nodeid, long nlookup) {
         Long left = lookups.computeIfPresent(nodeid, (k, v) -> v - nlookup > 0 ? v - nlookup : null);
-        if (left == null) {
+        if (left == null && ns.orphans.remove(nodeid)) { // a node with names needs nothing from the database
             try {
                 db.freeing(c -> {
                     Store.deleteIfUnlinked(c, nodeid, db.session);
@@ -172,13 +193,7 @@ public final class SqlFs extends SqlFileOps {
         long now = now();
         changing(parent);
         long restartsBefore = db.restarts();
-        Node n = db.write(c -> {
-            Node dir = Store.dir(c, parent);
-            // a setgid directory hands its group down, and its setgid bit to subdirectories
-            boolean sgid = (dir.mode() & S_ISGID) != 0;
-            int m = sgid && type.equals("dir") ? mode | S_ISGID : mode;
-            return ns.create(c, parent, b, type, m, ctx.uid(), sgid ? dir.gid() : ctx.gid(), rdev, now);
-        });
+        Node n = db.write(c -> ns.create(c, parent, b, type, mode, ctx.uid(), ctx.gid(), rdev, now));
         markUnsynced(n.ino(), restartsBefore);
         return n;
     }
@@ -191,15 +206,13 @@ public final class SqlFs extends SqlFileOps {
         byte[] b = FileNames.encode(name);
         long now = now();
         Node n = db.write(c -> {
-            Node dir = Store.dir(c, parent);
-            int gid = (dir.mode() & S_ISGID) != 0 ? dir.gid() : ctx.gid();
-            Node l = ns.create(c, parent, b, "symlink", 0777, ctx.uid(), gid, 0, now);
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO symlinks (ino, target) VALUES (?, ?)")) {
+            Node l = ns.create(c, parent, b, "symlink", 0777, ctx.uid(), ctx.gid(), 0, now);
+            try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO symlinks (ino, target) VALUES (?, ?)")) {
                 ps.setLong(1, l.ino());
                 ps.setBytes(2, t);
                 ps.executeUpdate();
             }
-            try (PreparedStatement ps = c.prepareStatement("UPDATE inodes SET size = ? WHERE ino = ?")) {
+            try (PreparedStatement ps = Sql.prepare(c, "UPDATE inodes SET size = ? WHERE ino = ?")) {
                 ps.setLong(1, t.length);
                 ps.setLong(2, l.ino());
                 ps.executeUpdate();
@@ -212,7 +225,7 @@ public final class SqlFs extends SqlFileOps {
     @Override
     public void readlink(RequestContext ctx, long nodeid, ReadlinkReply reply) {
         byte[] t = db.read(c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT target FROM symlinks WHERE ino = ?")) {
+            try (PreparedStatement ps = Sql.prepare(c, "SELECT target FROM symlinks WHERE ino = ?")) {
                 ps.setLong(1, nodeid);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) throw new FuseException(Errno.EINVAL);
@@ -274,6 +287,7 @@ public final class SqlFs extends SqlFileOps {
     public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
         Node n = create(ctx, parent, name, "file", mode, 0);
         Entry e = entry(n);
+        holdOpen(n.ino());
         reply.created(e, openHandle(n.ino(), flags), openFlags());
     }
 
@@ -284,9 +298,11 @@ public final class SqlFs extends SqlFileOps {
             Node dir = Store.dir(c, parent);
             int gid = (dir.mode() & S_ISGID) != 0 ? dir.gid() : ctx.gid();
             long ino = Store.insertInode(c, "file", mode, ctx.uid(), gid, 0, 0, now);
+            ns.orphans.add(ino);
             Store.unlinked(c, ino, true, db.session);
             return Store.node(c, ino);
         });
+        holdOpen(n.ino());
         reply.created(entry(n), openHandle(n.ino(), flags), openFlags());
     }
 
@@ -294,7 +310,7 @@ public final class SqlFs extends SqlFileOps {
 
     @Override
     public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
-        Node n = db.read(c -> Store.node(c, nodeid));
+        Node n = db.query(c -> Store.node(c, nodeid));
         if (!n.isDir()) throw new FuseException(Errno.ENOTDIR);
         reply.open(0, 0);
     }
@@ -309,7 +325,7 @@ public final class SqlFs extends SqlFileOps {
             if (!d.isDir()) throw new FuseException(Errno.ENOTDIR);
             if (offset < 1) out.add(new Listed(1, ".", d));
             if (offset < 2) out.add(new Listed(2, "..", Store.node(c, Store.parentOf(c, dir))));
-            try (PreparedStatement ps = c.prepareStatement("SELECT d.id, d.name, " + Node.COLUMNS_I
+            try (PreparedStatement ps = Sql.prepare(c, "SELECT d.id, d.name, " + Node.COLUMNS_I
                     + " FROM dentries d JOIN inodes i ON i.ino = d.child WHERE d.parent = ? AND d.id > ? ORDER BY d.id LIMIT ?")) {
                 ps.setLong(1, dir);
                 ps.setLong(2, Math.max(0, offset - 2));
@@ -369,7 +385,7 @@ public final class SqlFs extends SqlFileOps {
             long a = s.hasAtime() ? (s.atimeNow() ? now : ns(s.atimeSec(), s.atimeNsec())) : f.atimeNs();
             long m = s.hasMtime() ? (s.mtimeNow() ? now : ns(s.mtimeSec(), s.mtimeNsec())) : f.mtimeNs();
             long ct = s.hasCtime() ? ns(s.ctimeSec(), s.ctimeNsec()) : now;
-            try (PreparedStatement ps = c.prepareStatement("UPDATE inodes SET mode = ?, uid = ?, gid = ?, atime_ns = ?,"
+            try (PreparedStatement ps = Sql.prepare(c, "UPDATE inodes SET mode = ?, uid = ?, gid = ?, atime_ns = ?,"
                     + " mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
                 ps.setInt(1, mode);
                 ps.setLong(2, Integer.toUnsignedLong(uid));

@@ -15,6 +15,13 @@ import java.time.Duration;
 public record SqlFsOptions(String url, int chunkSize, int readers, Duration entryTimeout, Duration attrTimeout) {
     /** The default chunk size (see sqlfs/DESIGN.md for the measurements behind it). */
     public static final int DEFAULT_CHUNK = 64 * 1024;
+    /**
+     * How long the kernel may cache names and attributes by default: long, because changes that do not go
+     * through this kernel are announced and invalidated (SQLite: the change log, polled every 200 ms;
+     * PostgreSQL: LISTEN/NOTIFY, and everything known is invalidated after a reconnect). The timeout only
+     * bounds how long a missed announcement could show stale data (see sqlfs/DESIGN.md).
+     */
+    public static final Duration DEFAULT_CACHE = Duration.ofSeconds(30);
 
     public SqlFsOptions {
         if (chunkSize < 4096 || chunkSize > (16 << 20) || Integer.bitCount(chunkSize) != 1) {
@@ -31,7 +38,7 @@ public record SqlFsOptions(String url, int chunkSize, int readers, Duration entr
     public static SqlFsOptions of(String source) {
         String url = source.startsWith("jdbc:") ? source : "jdbc:sqlite:" + Path.of(source).toAbsolutePath();
         return new SqlFsOptions(url, Integer.getInteger("ringfuse.sqlfs.chunkSize", DEFAULT_CHUNK), 4,
-                Duration.ofSeconds(1), Duration.ofSeconds(1));
+                DEFAULT_CACHE, DEFAULT_CACHE);
     }
 
     public SqlFsOptions withChunkSize(int v) { return new SqlFsOptions(url, v, readers, entryTimeout, attrTimeout); }

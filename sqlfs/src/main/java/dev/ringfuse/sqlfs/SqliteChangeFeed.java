@@ -39,7 +39,7 @@ final class SqliteChangeFeed extends ChangeFeed {
     private void poll() {
         List<Change> changes = db.read(c -> {
             List<Change> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement(
+            try (PreparedStatement ps = Sql.prepare(c, 
                     "SELECT seq, ino, parent, name FROM changes ORDER BY seq LIMIT 1000");
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) out.add(new Change(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getBytes(4)));
@@ -53,7 +53,7 @@ final class SqliteChangeFeed extends ChangeFeed {
         }
         long last = changes.getLast().seq();
         db.write(c -> {
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM changes WHERE seq <= ?")) {
+            try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM changes WHERE seq <= ?")) {
                 ps.setLong(1, last);
                 ps.executeUpdate();
             }

@@ -64,6 +64,9 @@ final class SqliteSchema {
                     trigger("chunks_upd", "UPDATE ON chunks", "NEW.ino, NULL, NULL"),
                     trigger("chunks_del", "DELETE ON chunks", "OLD.ino, NULL, NULL"),
                     "INSERT INTO inodes (ino, type, mode, nlink) VALUES (1, 'dir', 493, 2)");
+            // as on PostgreSQL; stays empty here (one mount per SQLite file)
+            case 2 -> List.of(
+                    "CREATE TABLE open_files (ino INTEGER NOT NULL REFERENCES inodes(ino) ON DELETE CASCADE, session INTEGER NOT NULL, PRIMARY KEY (ino, session))");
             default -> throw new IllegalArgumentException("no schema version " + version);
         };
     }

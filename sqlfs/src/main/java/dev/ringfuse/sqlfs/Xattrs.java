@@ -33,7 +33,7 @@ final class Xattrs {
             boolean exists = get(c, ino, name) != null;
             if ((flags & XATTR_CREATE) != 0 && exists) throw new FuseException(Errno.EEXIST);
             if ((flags & XATTR_REPLACE) != 0 && !exists) throw new FuseException(Errno.ENODATA);
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO xattrs (ino, name, value) VALUES (?, ?, ?)"
+            try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO xattrs (ino, name, value) VALUES (?, ?, ?)"
                     + " ON CONFLICT (ino, name) DO UPDATE SET value = excluded.value")) {
                 ps.setLong(1, ino);
                 ps.setString(2, name);
@@ -56,7 +56,7 @@ final class Xattrs {
     }
 
     private static byte[] get(java.sql.Connection c, long ino, String name) throws java.sql.SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT value FROM xattrs WHERE ino = ? AND name = ?")) {
+        try (PreparedStatement ps = Sql.prepare(c, "SELECT value FROM xattrs WHERE ino = ? AND name = ?")) {
             ps.setLong(1, ino);
             ps.setString(2, name);
             try (ResultSet rs = ps.executeQuery()) {
@@ -69,7 +69,7 @@ final class Xattrs {
         return db.read(c -> {
             Store.node(c, ino);
             List<String> out = new ArrayList<>();
-            try (PreparedStatement ps = c.prepareStatement("SELECT name FROM xattrs WHERE ino = ? ORDER BY name")) {
+            try (PreparedStatement ps = Sql.prepare(c, "SELECT name FROM xattrs WHERE ino = ? ORDER BY name")) {
                 ps.setLong(1, ino);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) out.add(rs.getString(1));
@@ -83,7 +83,7 @@ final class Xattrs {
         checkNamespace(name);
         db.write(c -> {
             Store.node(c, ino);
-            try (PreparedStatement ps = c.prepareStatement("DELETE FROM xattrs WHERE ino = ? AND name = ?")) {
+            try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM xattrs WHERE ino = ? AND name = ?")) {
                 ps.setLong(1, ino);
                 ps.setString(2, name);
                 if (ps.executeUpdate() == 0) throw new FuseException(Errno.ENODATA);

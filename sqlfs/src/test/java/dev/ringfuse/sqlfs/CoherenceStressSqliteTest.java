@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,8 +37,6 @@ class CoherenceStressSqliteTest {
     @RegisterExtension
     static final FuseMount URING = sqlite(TransportKind.URING, 4);
 
-    @Disabled("2026-11-24 03:55 run, 60 s at load 140: no stale byte, but sqlfs answered EIO to async O_DIRECT "
-            + "writes (aio worker) and failed a locker: to be found before this runs in every build")
     @Test
     void devFourThreads() throws Exception {
         CoherenceStress.inDirectory(DEV.testDir(), CoherenceStress.Plan.of(RUN));
@@ -50,7 +47,6 @@ class CoherenceStressSqliteTest {
         CoherenceStress.inDirectory(DEV_ONE_THREAD.testDir(), CoherenceStress.Plan.of(RUN));
     }
 
-    @Disabled("2026-11-24 03:55 run, 60 s at load 140: a locker failed with an error (not a stale byte); see devFourThreads")
     @Test
     void uring() throws Exception {
         CoherenceStress.inDirectory(URING.testDir(), CoherenceStress.Plan.of(RUN));

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Two mounts of one PostgreSQL database, each served by its own JVM, as two hosts would: one tree,
  * close-to-open consistency, changes (by the other mount or by SQL) seen within one second although both
- * kernels may cache names and attributes for a minute, and locks that hold across the mounts.
+ * kernels may cache names and attributes for a minute, locks that hold across the mounts (with EDEADLK for a
+ * cycle), and a file unlinked on one mount that stays usable through a descriptor open on the other.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class PgMultiMountTest {
@@ -55,7 +56,11 @@ class PgMultiMountTest {
 
     /** Waits up to one second for {@code cond}; returns whether it became true. */
     private static boolean withinOneSecond(BooleanSupplier cond) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        return within(1, cond);
+    }
+
+    private static boolean within(int seconds, BooleanSupplier cond) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < end) {
             if (cond.getAsBoolean()) return true;
             Thread.sleep(10);
@@ -152,6 +157,111 @@ class PgMultiMountTest {
         assertEquals("free free free", run(probe, b.mountpoint.resolve(rel)));
     }
 
+    @Test
+    void aLockCycleAcrossMountsIsAnsweredWithEdeadlk() throws Exception {
+        Path rel = fresh("deadlock").resolve("f");
+        Files.writeString(a.mountpoint.resolve(rel), "0123456789");
+        // holds byte FIRST, then (after a line on stdin) waits for byte SECOND; prints what that wait gave
+        String locker = """
+                import errno, fcntl, os, sys
+                fd = os.open(sys.argv[1], os.O_RDWR)
+                fcntl.lockf(fd, fcntl.LOCK_EX, 1, int(sys.argv[2]))
+                print("LOCKED", flush=True)
+                sys.stdin.readline()
+                try:
+                    fcntl.lockf(fd, fcntl.LOCK_EX, 1, int(sys.argv[3]))
+                    print("GOT", flush=True)
+                except OSError as e:
+                    # by number: errno.errorcode names 35 EDEADLOCK, Linux's alias of EDEADLK
+                    print("EDEADLK" if e.errno == errno.EDEADLK else errno.errorcode.get(e.errno, str(e.errno)), flush=True)
+                sys.stdin.read()
+                """;
+        Process p1 = new ProcessBuilder("python3", "-c", locker, a.mountpoint.resolve(rel).toString(), "0", "1").start();
+        Process p2 = new ProcessBuilder("python3", "-c", locker, b.mountpoint.resolve(rel).toString(), "1", "0").start();
+        try {
+            var out1 = new java.io.BufferedReader(new java.io.InputStreamReader(p1.getInputStream()));
+            var out2 = new java.io.BufferedReader(new java.io.InputStreamReader(p2.getInputStream()));
+            assertEquals("LOCKED", out1.readLine(), () -> stderr(p1));
+            assertEquals("LOCKED", out2.readLine(), () -> stderr(p2));
+            p1.getOutputStream().write('\n');
+            p1.getOutputStream().flush(); // p1 (mount A) now waits for byte 1, held by p2 (mount B)
+            Thread.sleep(500);
+            p2.getOutputStream().write('\n');
+            p2.getOutputStream().flush(); // p2 would wait for byte 0, held by p1: a cycle
+            assertEquals("EDEADLK", out2.readLine(), () -> stderr(p2));
+            p2.getOutputStream().close(); // p2 exits, its lock on byte 1 goes: p1 gets it
+            assertTrue(p2.waitFor(20, TimeUnit.SECONDS));
+            assertEquals("GOT", out1.readLine(), () -> stderr(p1));
+        } finally {
+            for (Process p : new Process[] {p1, p2}) {
+                p.getOutputStream().close();
+                if (!p.waitFor(20, TimeUnit.SECONDS)) p.destroyForcibly();
+            }
+        }
+        try (Connection c = DriverManager.getConnection(url)) {
+            assertEquals(0, count(c, "SELECT count(*) FROM lock_waits"), "no wait is left behind");
+        }
+    }
+
+    @Test
+    void aFileUnlinkedOnOneMountStaysUsableThroughADescriptorOnTheOtherUntilClosed() throws Exception {
+        Path rel = fresh("unlinked").resolve("f");
+        Files.writeString(a.mountpoint.resolve(rel), "before");
+        long ino = ((Number) Files.getAttribute(b.mountpoint.resolve(rel), "unix:ino")).longValue();
+        String rows = "SELECT count(*) FROM inodes WHERE ino = " + ino;
+        try (Connection c = DriverManager.getConnection(url)) {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(b.mountpoint.resolve(rel),
+                    java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+                Files.delete(a.mountpoint.resolve(rel));
+                assertTrue(withinOneSecond(() -> !Files.exists(b.mountpoint.resolve(rel))));
+                assertEquals("before", read(ch));
+                ch.write(java.nio.ByteBuffer.wrap("after!".getBytes()), 0);
+                assertEquals("after!", read(ch));
+                assertEquals(1, count(c, rows), "kept while open on mount B");
+            }
+            // RELEASE reaches B's server after close returns, and A's kernel forgets the node it unlinked soon after
+            assertTrue(within(5, () -> count(c, rows) == 0), "deleted when B closed it");
+        }
+    }
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aFileKeptOpenByACrashedMountIsRemovedByTheNextMount() throws Exception {
+        Path rel = fresh("crashed").resolve("f");
+        Files.writeString(a.mountpoint.resolve(rel), "x");
+        long ino = ((Number) Files.getAttribute(a.mountpoint.resolve(rel), "unix:ino")).longValue();
+        String rows = "SELECT count(*) FROM inodes WHERE ino = " + ino;
+        try (Connection c = DriverManager.getConnection(url); ServerJvm crashing = ServerJvm.start(url, "pg-crash", 60)) {
+            java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(crashing.mountpoint.resolve(rel));
+            Files.delete(a.mountpoint.resolve(rel));
+            crashing.kill9(); // its open file stays recorded: no RELEASE, no unmount
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // the mount is gone
+            }
+            assertEquals(1, count(c, rows), "still recorded as open by the dead mount");
+            try (ServerJvm next = ServerJvm.start(url, "pg-next", 60)) {
+                assertTrue(within(5, () -> count(c, rows) == 0), "the next mount removed what the dead one held");
+            }
+        }
+    }
+
+    private static String read(java.nio.channels.FileChannel ch) throws IOException {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(64);
+        ch.read(buf, 0);
+        return new String(buf.array(), 0, buf.position());
+    }
+
+    private static long count(Connection c, String sql) {
+        try (var s = c.createStatement(); var rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static String run(String script, Path file) throws Exception {
         Process p = new ProcessBuilder("python3", "-c", script, file.toString()).start();
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
@@ -161,6 +271,7 @@ class PgMultiMountTest {
     }
 
     private static String stderr(Process p) {
+        if (p.isAlive()) return "(still running)"; // its stderr ends only when it exits: reading it would hang
         try {
             return new String(p.getErrorStream().readAllBytes());
         } catch (IOException e) {

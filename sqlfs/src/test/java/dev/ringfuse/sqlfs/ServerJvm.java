@@ -50,7 +50,7 @@ final class ServerJvm implements AutoCloseable {
         });
         boolean ok;
         try {
-            ok = ready.get(60, TimeUnit.SECONDS);
+            ok = ready.get(150, TimeUnit.SECONDS); // JVM start and mount: slow on a loaded machine
         } catch (Exception e) {
             ok = false;
         }
