@@ -116,4 +116,15 @@ final class VolumeAttrs {
         ctimeNanos = now();
         return true;
     }
+
+    /**
+     * Setgid on a file that is not group-executable, for a caller outside the file's group: the one kill the
+     * kernel's fallback (no HANDLE_KILLPRIV_V2) never asks for. True if the mode changed.
+     */
+    synchronized boolean killSetgidForOutsider(java.util.function.IntPredicate callerInGroup) {
+        if ((mode & 02010) != 02000 || callerInGroup.test(gid)) return false;
+        mode &= ~02000;
+        ctimeNanos = now();
+        return true;
+    }
 }

@@ -113,6 +113,9 @@ public final class VolumeFs implements LowLevelFileSystem {
     /** The options this volume was opened with. */
     public VolumeOptions options() { return options; }
 
+    /** HANDLE_KILLPRIV_V2 was negotiated: every write and truncate by a caller without CAP_FSETID says so. */
+    private volatile boolean killPrivilegesHere;
+
     /** True once open replies carry a passthrough backing id (after the first open). */
     public boolean passthroughActive() { return backing.active(); }
 
@@ -122,6 +125,11 @@ public final class VolumeFs implements LowLevelFileSystem {
         // the image changes only through this mount, whose page cache the kernel keeps up to date itself;
         // AUTO_INVAL_DATA would drop pages holding writes still in flight (fs/DESIGN.md, coherence)
         init.wanted().remove(Capability.AUTO_INVAL_DATA);
+        // Served writes: privileges die here, by tmpfs's rule (the kernel's own fallback for a buffered write,
+        // a SETATTR, keeps setgid on a file that is not group-executable even for a writer outside the group).
+        // Not with kernel passthrough: its writes never reach the server, so the fallback must stay on, and
+        // open() covers the one case it misses (fs/DESIGN.md, "Set-ID bits on the volume").
+        killPrivilegesHere = options.passthrough() == VolumeOptions.Passthrough.OFF && init.want(Capability.HANDLE_KILLPRIV_V2);
         notifier = init.notifier();
     }
 
@@ -174,6 +182,8 @@ public final class VolumeFs implements LowLevelFileSystem {
             if (nodeid != VOLUME_ID) throw new FuseException(Errno.EISDIR);
             resize(changes.size());
         }
+        // truncate by a caller without CAP_FSETID and every chown (HANDLE_KILLPRIV_V2), on the old group
+        if (changes.killSuidGid() && nodeid == VOLUME_ID && attrs.killPrivileges(g -> inGroup(ctx, g))) dropCachedAttributes();
         attrs.apply(nodeid, changes, inGroup(ctx, attrs.groupAfter(changes)));
         reply.attr(attrs.of(nodeid), ATTR_TIMEOUT);
     }
@@ -223,6 +233,10 @@ public final class VolumeFs implements LowLevelFileSystem {
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         if (nodeid != VOLUME_ID) throw new FuseException(Errno.EISDIR);
         if (options.readOnly() && (flags & 3) != 0) throw new FuseException(Errno.EROFS);
+        // without HANDLE_KILLPRIV_V2 nothing kills setgid on a non-group-executable file for a writer outside
+        // its group: it goes when such a writer opens for writing (earlier than tmpfs, never later)
+        if ((flags & 3) != 0 && !killPrivilegesHere && nodeid == VOLUME_ID
+                && attrs.killSetgidForOutsider(g -> inGroup(ctx, g))) dropCachedAttributes();
         int id = backing.idForOpen();
         if (id > 0) {
             // The kernel does the I/O on the image. No other flag: KEEP_CACHE with a backing id fails the
