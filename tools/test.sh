@@ -98,7 +98,7 @@ log "enable_uring=$(cat /sys/module/fuse/parameters/enable_uring 2>/dev/null || 
 # --- the Java tests: every module, on real mounts ---------------------------------------------------
 log "mvn verify"
 mvn_status=0
-mvn -B -Dstyle.color=never verify 2>&1 | grep -v '^WARNING: ' | tee "$LOGDIR/mvn.log" | grep -E 'Tests run:|FAIL|ERROR|BUILD' || true
+mvn -B -fae -Dstyle.color=never verify 2>&1 | grep -v '^WARNING: ' | tee "$LOGDIR/mvn.log" | grep -E 'Tests run:|FAIL|ERROR|BUILD' || true
 mvn_status=${PIPESTATUS[0]}
 
 count() { # sums an attribute over the surefire reports
