@@ -160,7 +160,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
             if (!f.isFile()) throw new FuseException(Errno.EINVAL);
             long off = h != null && h.append ? f.size() : offset;
             if (off + data.byteSize() < 0) throw new FuseException(Errno.EFBIG);
-            Chunks.write(c, nodeid, db.chunkSize, off, data, f.size());
+            Chunks.write(c, nodeid, db.chunkSize, off, data);
             int mode = (writeFlags & WRITE_KILL_SUIDGID) != 0 ? killedMode(f, () -> inGroup(ctx, f)) : f.mode();
             killed[0] = mode != f.mode();
             try (PreparedStatement ps = Sql.prepare(c, 
