@@ -69,6 +69,7 @@ command -v fusermount3 >/dev/null || need+=(fuse3)
 command -v fio >/dev/null || need+=(fio)
 command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
 command -v setpriv >/dev/null || need+=(util-linux)
+command -v setfacl >/dev/null || need+=(acl)          # the POSIX ACL scenarios and memfs AclTest
 command -v python3 >/dev/null || need+=(python3)
 ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql) # sqlfs tests start a real server
 if [ ${#need[@]} -gt 0 ]; then
