@@ -82,12 +82,9 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         }
     }
 
-    /** The kernel connection's notifier (set at init; a rollback invalidates the kernel's caches through it). */
-    volatile dev.ringfuse.lowlevel.Notifier notifier;
 
     @Override
     public void init(InitContext init) {
-        notifier = init.notifier();
         for (Capability c : new Capability[] {Capability.ASYNC_READ, Capability.READDIRPLUS,
                 Capability.READDIRPLUS_AUTO, Capability.PARALLEL_DIROPS, Capability.CACHE_SYMLINKS,
                 Capability.HANDLE_KILLPRIV_V2}) {
