@@ -44,7 +44,7 @@ func TestPosix(t *testing.T) {
 		fn := posixtest.All[name]
 		t.Run(name, func(t *testing.T) {
 			if skip[name] {
-				t.Skip("in POSIXTEST_SKIP: fails on tmpfs too")
+				t.Skip("in POSIXTEST_SKIP (the reason is beside the list in tools/test.sh)")
 			}
 			sub, err := os.MkdirTemp(dir, name+".")
 			if err != nil {
