@@ -1,11 +1,9 @@
 package dev.ringfuse.sqlfs;
 
-import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.sqlfs.testserver.PgServer;
 import dev.ringfuse.testkit.CoherenceStress;
 import dev.ringfuse.testkit.FuseMount;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Order;
@@ -25,11 +23,7 @@ class CoherenceStressPostgresTest {
     static final PgServer PG = PgServer.start();
 
     static FuseMount postgres(TransportKind transport, int threads) {
-        FuseMount m = FuseMount.of(() -> SqlFs.open(SqlFsOptions.of(PG.newDatabase())))
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport).withThreads(threads)
-                        .withInitTimeout(Duration.ofSeconds(60)))  // a loaded machine (load 100+) missed 10 s
-                .timeout(CoherenceStress.timeout(RUN));
-        return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(SqliteScenarios.ENABLE_URING, "1")) : m;
+        return CoherenceStress.mount(() -> SqlFs.open(SqlFsOptions.of(PG.newDatabase())), transport, threads, RUN);
     }
 
     /** Registered first, so its afterAll runs last: the server stops only after both mounts are gone. */

@@ -1,10 +1,8 @@
 package dev.ringfuse.sqlfs;
 
-import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.testkit.CoherenceStress;
 import dev.ringfuse.testkit.FuseMount;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -24,11 +22,7 @@ class CoherenceStressSqliteTest {
 
     static FuseMount sqlite(TransportKind transport, int threads) {
         Path db = TestDbs.newSqliteFile();
-        FuseMount m = FuseMount.of(() -> SqlFs.open(SqlFsOptions.of(db.toString())))
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport).withThreads(threads)
-                        .withInitTimeout(Duration.ofSeconds(60)))  // a loaded machine (load 100+) missed 10 s
-                .timeout(CoherenceStress.timeout(RUN));
-        return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(SqliteScenarios.ENABLE_URING, "1")) : m;
+        return CoherenceStress.mount(() -> SqlFs.open(SqlFsOptions.of(db.toString())), transport, threads, RUN);
     }
 
     @RegisterExtension
@@ -52,7 +46,7 @@ class CoherenceStressSqliteTest {
         CoherenceStress.inDirectory(DEV_ONE_THREAD.testDir(), CoherenceStress.Plan.of(RUN));
     }
 
-    @Disabled("issue 16, open: wrong bytes on SQLite with several server threads (io_uring: the same code path, passed in that run, not trusted until the cause is found). Full run 2026-11-24 04:45 (load ~5): "
+    @Disabled("issue 16, open: wrong bytes on SQLite with several server threads (io_uring: the same write path; it passed in that run). Full run 2026-11-24 04:45 (load ~5): "
             + "the aio rewriter's 640 KiB O_DIRECT rewrite read back zeros from offset 163840 on; before the statement "
             + "cache and 60 s writer wait the same configurations answered EIO. Cause found and fixed (Chunks.write trusted "
             + "a size older than a concurrent extension); 3 x 60 s clean since; enabled again after a 30-minute soak. sqlfs/DESIGN.md")

@@ -1,5 +1,8 @@
 package dev.ringfuse.testkit;
 
+import dev.ringfuse.MountOptions;
+import dev.ringfuse.TransportKind;
+import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.testkit.internal.Procs;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -71,6 +75,23 @@ public final class CoherenceStress {
     }
 
     private CoherenceStress() {}
+
+    private static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
+
+    /**
+     * A mount of {@code factory} as the stress needs it: allow_other (the workers open the files as other
+     * users too), {@code transport} with {@code threads} /dev/fuse readers, a 60 s INIT limit (a machine
+     * busy with other stresses missed 10 s) and the time limit {@link #timeout} gives for {@code run}; an
+     * io_uring mount first turns FUSE-over-io_uring on (root).
+     */
+    public static FuseMount mount(Supplier<? extends LowLevelFileSystem> factory, TransportKind transport, int threads,
+                                  Duration run) {
+        FuseMount m = FuseMount.of(factory)
+                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport).withThreads(threads)
+                        .withInitTimeout(Duration.ofSeconds(60)))
+                .timeout(timeout(run));
+        return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(ENABLE_URING, "1")) : m;
+    }
 
     /** {@code fallback}, unless the {@value #SECONDS_PROPERTY} system property says otherwise. */
     public static Duration duration(Duration fallback) {

@@ -1,10 +1,8 @@
 package dev.ringfuse.testkit;
 
-import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.memfs.MemFs;
 import dev.ringfuse.testkit.internal.Procs;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -25,10 +23,7 @@ class CoherenceStressMemFsTest {
     static final Duration RUN = CoherenceStress.duration(Duration.ofSeconds(15));
 
     static FuseMount memfs(TransportKind transport, int threads) {
-        FuseMount m = FuseMount.of(MemFs::new)
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport).withThreads(threads))
-                .timeout(CoherenceStress.timeout(RUN));
-        return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(MemFsScenarios.ENABLE_URING, "1")) : m;
+        return CoherenceStress.mount(MemFs::new, transport, threads, RUN);
     }
 
     @RegisterExtension

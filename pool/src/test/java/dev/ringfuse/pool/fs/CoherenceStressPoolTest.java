@@ -1,10 +1,8 @@
 package dev.ringfuse.pool.fs;
 
-import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.testkit.CoherenceStress;
 import dev.ringfuse.testkit.FuseMount;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -21,11 +19,7 @@ class CoherenceStressPoolTest {
     static final Duration RUN = CoherenceStress.duration(Duration.ofSeconds(10));
 
     static FuseMount pool(TransportKind transport, int threads) {
-        FuseMount m = FuseMount.of(PoolFsScenarios::newFs)
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport).withThreads(threads)
-                        .withInitTimeout(Duration.ofSeconds(60)))  // a loaded machine (load 100+) missed 10 s
-                .timeout(CoherenceStress.timeout(RUN));
-        return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(PoolFsScenarios.ENABLE_URING, "1")) : m;
+        return CoherenceStress.mount(PoolFsScenarios::newFs, transport, threads, RUN);
     }
 
     @RegisterExtension
