@@ -75,7 +75,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     long openHandle(long ino, int flags) {
         long fh = nextFh.getAndIncrement();
-        appendHandles.put(fh, (flags & O_APPEND) != 0);
+        if ((flags & O_APPEND) != 0) appendHandles.put(fh, true); // only appends need remembering
         return fh;
     }
 

@@ -494,7 +494,16 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
 
     @Override
     public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock, StatusReply reply) {
-        if (readOnly(nodeid)) reply.ok();
+        if (inView(nodeid)) {
+            View v;
+            try {
+                v = of(nodeid);
+            } catch (FuseException gone) { // the snapshot was destroyed, and its view's open handles with it
+                reply.ok();
+                return;
+            }
+            v.fs.release(ctx, inner(nodeid), fh, flags, lockOwner, flockUnlock, reply); // the view opened it
+        } else if (nodeid == SNAPDIR) reply.ok();
         else live.release(ctx, nodeid, fh, flags, lockOwner, flockUnlock, reply);
     }
 
