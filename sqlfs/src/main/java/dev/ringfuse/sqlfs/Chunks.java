@@ -59,8 +59,8 @@ final class Chunks {
     }
 
     /**
-     * Writes {@code data} at {@code off} of a file of {@code size} bytes; whole chunks are replaced, partial
-     * ones read, patched and replaced (no read for a chunk that starts at or past the size: it holds nothing).
+     * Writes {@code data} at {@code off}: whole chunks are replaced, partial ones read, patched and replaced
+     * (also past the size the caller knows: a concurrent extending write may have filled them meanwhile).
      */
     static void write(Connection c, long ino, int chunk, long off, MemorySegment data) throws SQLException {
         long len = data.byteSize();

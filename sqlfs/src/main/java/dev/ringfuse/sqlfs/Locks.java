@@ -50,11 +50,6 @@ final class Locks {
         }
     }
 
-    /** Sets or clears {@code lock} for {@code owner}; true if done, false if another owner's lock is in the way. */
-    boolean trySet(long ino, long owner, char kind, FileLock lock) {
-        return attempt(ino, owner, kind, lock, false) == Outcome.SET;
-    }
-
     private enum Outcome { SET, BLOCKED, DEADLOCK }
 
     /**

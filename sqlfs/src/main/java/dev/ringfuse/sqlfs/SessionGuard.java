@@ -127,7 +127,7 @@ final class SessionGuard implements AutoCloseable {
                             }
                         }
                     }
-                    for (long ino : inos) Store.deleteIfUnlinked(c, ino, session);
+                    for (long ino : inos) Store.deleteIfUnreferenced(c, ino); // this mount's rows count too
                     return null;
                 });
             } finally {

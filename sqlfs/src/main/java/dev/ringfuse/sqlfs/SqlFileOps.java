@@ -72,12 +72,12 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         opens.compute(ino, (k, v) -> {
             if (v == null) {
                 db.write(c -> {
-                    // nothing if the node is gone already (unlinked elsewhere since): reads then answer ENOENT
                     try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO open_files (ino, session) SELECT ino, ?"
                             + " FROM inodes WHERE ino = ? ON CONFLICT DO NOTHING")) {
                         ps.setLong(1, db.session);
                         ps.setLong(2, ino);
-                        ps.executeUpdate();
+                        // nothing inserted: a row from before, or the node is gone (the open answers ENOENT)
+                        if (ps.executeUpdate() == 0) Store.node(c, ino);
                     }
                     return null;
                 });
@@ -97,7 +97,8 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
                     ps.setLong(2, db.session);
                     ps.executeUpdate();
                 }
-                Store.deleteIfUnlinked(c, ino, db.session);
+                // this mount's own orphan row counts: the kernel may be opening the node again right now
+                Store.deleteIfUnreferenced(c, ino);
                 return null;
             });
             return null;

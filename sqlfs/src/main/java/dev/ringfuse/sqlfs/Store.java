@@ -151,7 +151,22 @@ final class Store {
         }
     }
 
-    /** Deletes a node that has no links and that no other session keeps as an orphan or has open. */
+    /**
+     * Deletes a node that has no links and that no session keeps as an orphan (its kernel still knows the
+     * node) or has open: for a release, and for cleaning up after a dead session (whose rows are gone).
+     * A session's own orphan row counts here, unlike in {@link #deleteIfUnlinked}.
+     */
+    static void deleteIfUnreferenced(Connection c, long ino) throws SQLException {
+        deleteIfUnlinked(c, ino, NO_SESSION);
+    }
+
+    /** Stands for "no session left out" (sessions are positive). */
+    private static final long NO_SESSION = -1;
+
+    /**
+     * Deletes a node that has no links and that no other session keeps as an orphan or has open, for
+     * {@code session}'s forget (its orphan row goes either way); with {@link #NO_SESSION} every row counts.
+     */
     static void deleteIfUnlinked(Connection c, long ino, long session) throws SQLException {
         try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM inodes WHERE ino = ? AND nlink = 0 AND NOT EXISTS"
                 + " (SELECT 1 FROM orphans o WHERE o.ino = ? AND o.session <> ?) AND NOT EXISTS"
@@ -161,7 +176,7 @@ final class Store {
             ps.setLong(3, session);
             ps.setLong(4, ino);
             ps.setLong(5, session);
-            if (ps.executeUpdate() == 0) {
+            if (ps.executeUpdate() == 0 && session != NO_SESSION) {
                 try (PreparedStatement d = Sql.prepare(c, "DELETE FROM orphans WHERE ino = ? AND session = ?")) {
                     d.setLong(1, ino);
                     d.setLong(2, session);

@@ -35,7 +35,7 @@ class CoherenceStressSqliteTest {
     @Disabled("issue 16, open: wrong bytes on SQLite with several server threads. Full run 2026-11-24 04:45 (load ~5): "
             + "the aio rewriter's 640 KiB O_DIRECT rewrite read back zeros from offset 163840 on; before the statement "
             + "cache and 60 s writer wait the same configurations answered EIO. Cause found and fixed (Chunks.write trusted "
-            + "a size older than a concurrent extension); 3 x 60 s clean since; enabled again after a 30-minute soak. sqlfs/DESIGN.md")
+            + "a size older than a concurrent extension); 3 x 60 s clean since; to be enabled once a 30-minute soak has run it. sqlfs/DESIGN.md")
     @Test
     void devFourThreads() throws Exception {
         CoherenceStress.inDirectory(DEV.testDir(), CoherenceStress.Plan.of(RUN));
@@ -49,7 +49,7 @@ class CoherenceStressSqliteTest {
     @Disabled("issue 16, open: wrong bytes on SQLite with several server threads (io_uring: the same write path; it passed in that run). Full run 2026-11-24 04:45 (load ~5): "
             + "the aio rewriter's 640 KiB O_DIRECT rewrite read back zeros from offset 163840 on; before the statement "
             + "cache and 60 s writer wait the same configurations answered EIO. Cause found and fixed (Chunks.write trusted "
-            + "a size older than a concurrent extension); 3 x 60 s clean since; enabled again after a 30-minute soak. sqlfs/DESIGN.md")
+            + "a size older than a concurrent extension); 3 x 60 s clean since; to be enabled once a 30-minute soak has run it. sqlfs/DESIGN.md")
     @Test
     void uring() throws Exception {
         CoherenceStress.inDirectory(URING.testDir(), CoherenceStress.Plan.of(RUN));

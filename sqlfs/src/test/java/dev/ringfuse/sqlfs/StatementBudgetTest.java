@@ -32,7 +32,7 @@ class StatementBudgetTest {
             .freshDirectories(false);
 
     @Test
-    void createWriteCloseIsAtMostSixteenStatementsAndNothingIsPreparedAgain() throws Exception {
+    void createWriteCloseStaysWithinItsStatementBudgetAndNothingIsPreparedAgain() throws Exception {
         Path dir = Files.createDirectory(MOUNT.root().resolve("budget-" + System.nanoTime()));
         byte[] kib = new byte[1024];
         for (int i = 0; i < 20; i++) Files.write(dir.resolve("warm" + i), kib, StandardOpenOption.CREATE_NEW,
@@ -45,7 +45,8 @@ class StatementBudgetTest {
         // negative lookup 1; create 7 (BEGIN, quiet, parent RETURNING, inode RETURNING, name, quiet, COMMIT);
         // write 8 (BEGIN, quiet, inode, chunk, inode, capability xattr, quiet, COMMIT); a getattr 1. Before the
         // statement work it was 21 (two parent reads, a name check, a read-back, a read of the empty chunk)
-        // measured 21.0 at load 150 (03:58 UTC): 5 more than the model above, not yet explained; a regression guard
+        // measured 21.0 at load 150 (03:58 UTC): 5 more than the model above, not yet explained; a regression guard.
+        // Since the write reads every chunk it does not overwrite whole (sqlfs/DESIGN.md), one more read per file.
         assertTrue(perFile <= 22, "statements per create+write+close: " + perFile);
         assertTrue(Sql.PREPARED.sum() - prepared < 20, "prepared again: " + (Sql.PREPARED.sum() - prepared));
     }
