@@ -17,7 +17,8 @@ package dev.ringfuse.transport;
  *       catch requests) it doubles back towards {@code max}. The server's CPU per request with polling thus
  *       stays near {@code 1 + CPU_SHARE} times what serving alone costs;</li>
  *   <li>a poll that caught nothing counts fully against the share, so a workload whose requests come just too
- *       slowly to be caught turns polling down within a window.</li>
+ *       slowly to be caught turns polling down within a window;</li>
+ *   <li>the first request after a rest starts again from {@code max}.</li>
  * </ul>
  */
 public final class AdaptiveSpin {
@@ -58,6 +59,13 @@ public final class AdaptiveSpin {
 
     /** A request arrived at {@code now} (whether polled for or slept for). */
     public void arrived(long now) {
+        if (now - lastArrival > idleAfter) {
+            // the first request after a rest starts afresh: a budget halved down to its minimum in an earlier
+            // phase could never grow back (a 1 µs poll catches no request that comes one at a time)
+            budget = max;
+            polled = served = caught = 0;
+            requests = 0;
+        }
         lastArrival = now;
     }
 

@@ -57,4 +57,22 @@ class AdaptiveSpinTest {
         }
         assertEquals(25 * US, s.currentBudget());
     }
+
+    @Test
+    void aRestStartsAfreshAtTheFullBudget() {
+        AdaptiveSpin s = new AdaptiveSpin(50 * US);
+        long now = 0;
+        for (int w = 0; w < 8; w++) {
+            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+                now += 100 * US;
+                s.polled(s.budget(now), false);
+                s.arrived(now);
+                s.served(10 * US);
+            }
+        }
+        assertTrue(s.currentBudget() <= 2 * US, "turned down to " + s.currentBudget());
+        now += 1_000 * US; // idle longer than 10 budgets
+        s.arrived(now);
+        assertEquals(50 * US, s.budget(now + US), "a new burst polls with the full budget again");
+    }
 }

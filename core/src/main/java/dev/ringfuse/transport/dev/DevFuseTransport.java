@@ -91,6 +91,7 @@ public final class DevFuseTransport implements Transport {
     /** Starts the first reader on the session descriptor (it will read INIT). */
     public void startFirst() {
         started.incrementAndGet();
+        running.incrementAndGet();
         startReader(master, 0);
     }
 
@@ -131,12 +132,15 @@ public final class DevFuseTransport implements Transport {
             i = started.get();
             if (i >= maxReaders || closing) return;
         } while (!started.compareAndSet(i, i + 1));
+        // a reader joins only while another runs: after the last one ended (and onEnd ran) none starts again
+        if (running.getAndUpdate(r -> r == 0 ? 0 : r + 1) == 0) return;
         GuardedFd fd;
         try {
             fd = cloneDevice();
         } catch (ErrnoException e) {
             LOG.log(System.Logger.Level.WARNING, "cannot clone /dev/fuse (" + e.getMessage()
-                    + "); reader " + i + " shares the session descriptor");
+                    + "); reader " + i + " shares the session descriptor, and no more readers start");
+            growing = false;
             fd = master;
         }
         startReader(fd, i);
@@ -159,8 +163,8 @@ public final class DevFuseTransport implements Transport {
         return g;
     }
 
+    /** Starts a reader already counted in {@code running}. */
     private void startReader(GuardedFd fd, int index) {
-        running.incrementAndGet();
         Thread t = Thread.ofPlatform().daemon().name("ringfuse-dev-" + index).unstarted(() -> readLoop(fd));
         synchronized (readers) {
             readers.add(t);
@@ -172,7 +176,9 @@ public final class DevFuseTransport implements Transport {
         try {
             if (session.ioFlusher()) IoFlusher.markServingThread();
             AdaptiveSpin spin = new AdaptiveSpin(spinNanos);
-            Poller poller = new Poller(fd.fd());
+            // a reader polls only on a descriptor of its own: O_NONBLOCK belongs to the open file, and the
+            // session descriptor is shared whenever there may be more than one reader (clone failures)
+            Poller poller = fd != master || maxReaders == 1 ? new Poller(fd.fd()) : null;
             DevBuffer b = acquire();
             while (b != null && !closing) {
                 waiting.incrementAndGet();
@@ -212,7 +218,7 @@ public final class DevFuseTransport implements Transport {
      * polling slot is free), then blocks. Returns the byte count or -errno.
      */
     private long next(int fd, DevBuffer b, AdaptiveSpin spin, Poller poller) {
-        long budget = spinAllowed ? spin.budget(System.nanoTime()) : 0;
+        long budget = spinAllowed && poller != null ? spin.budget(System.nanoTime()) : 0;
         if (budget > 0 && spinners.incrementAndGet() <= maxSpinners) {
             try {
                 if (poller.nonblocking(true)) {
@@ -235,7 +241,7 @@ public final class DevFuseTransport implements Transport {
         } else if (budget > 0) {
             spinners.decrementAndGet();
         }
-        poller.nonblocking(false);
+        if (poller != null) poller.nonblocking(false);
         return Libc.read(fd, b.seg, bufferSize);
     }
 
