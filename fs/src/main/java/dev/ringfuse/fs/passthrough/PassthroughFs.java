@@ -384,8 +384,8 @@ public final class PassthroughFs extends FileIo {
      * tmpfs lets the write pass and clears setgid, so the server does that, for a caller that may write.
      */
     private boolean isEmptyKill(RequestContext ctx, Inode n, SetAttr c, MemorySegment proc) {
-        boolean noChange = (c.valid() & ~(SetAttr.FATTR_CTIME | SetAttr.FATTR_FH | SetAttr.FATTR_LOCKOWNER)) == 0;
-        if (!noChange || ctx.uid() == 0 || n.type == S_IFLNK) return false;
+        // only for a file: a writer's kill never comes for a directory, and chown(dir, -1, -1) clears nothing
+        if (!isEmptyChange(c) || ctx.uid() == 0 || n.type != S_IFREG) return false;
         Attr now = attr(n);
         if ((now.mode() & 02010) != 02000 || now.uid() == ctx.uid()) return false;
         if (dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid())) return false;
@@ -404,9 +404,13 @@ public final class PassthroughFs extends FileIo {
         }
     }
 
+    /** A SETATTR that names no attribute to change (only ctime, the handle, the lock owner). */
+    private static boolean isEmptyChange(SetAttr c) {
+        return (c.valid() & ~(SetAttr.FATTR_CTIME | SetAttr.FATTR_FH | SetAttr.FATTR_LOCKOWNER)) == 0;
+    }
+
     private void setattrAsCaller(Inode n, SetAttr c, MemorySegment proc, MemorySegment empty, Arena a, boolean times) {
-        boolean noChange = (c.valid() & ~(SetAttr.FATTR_CTIME | SetAttr.FATTR_FH | SetAttr.FATTR_LOCKOWNER)) == 0;
-        if (c.hasUid() || c.hasGid() || noChange) { // chown(-1, -1) still changes ctime
+        if (c.hasUid() || c.hasGid() || isEmptyChange(c)) { // chown(-1, -1) still changes ctime
             check(PosixCalls.fchownat(n.fd, empty, c.hasUid() ? c.uid() : -1, c.hasGid() ? c.gid() : -1,
                     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
         }
