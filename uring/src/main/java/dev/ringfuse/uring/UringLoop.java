@@ -69,13 +69,16 @@ public final class UringLoop implements AutoCloseable {
     /**
      * Registers {@code buffers} with the loop's ring (IORING_REGISTER_BUFFERS, run on the loop thread as a
      * SINGLE_ISSUER ring requires); then {@link AsyncFile#readFixed}/{@link AsyncFile#writeFixed} address them
-     * by index. The segments must outlive the registration; closing the loop unregisters them.
+     * by index. The segments must outlive the registration; closing the loop unregisters them (no handle is
+     * returned: unregistering must also run on the loop thread, so it is left to {@link #close}).
+     *
+     * @return how many buffers are registered
      */
-    public RegisteredBuffers registerBuffers(MemorySegment... buffers) throws UringException {
+    public int registerBuffers(MemorySegment... buffers) throws UringException {
         MemorySegment[] copy = buffers.clone();
         RingTask<RegisteredBuffers> t = new RingTask<>("io_uring_register(BUFFERS)", ring -> ring.registerBuffers(copy));
         loop.execute(t);
-        return Futures.join(t.future());
+        return Futures.join(t.future()).count();
     }
 
     /** Opens {@code path} with OPENAT on the ring. */
