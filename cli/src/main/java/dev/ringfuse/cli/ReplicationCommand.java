@@ -38,7 +38,7 @@ final class ReplicationCommand {
 
     @Command(name = "receive", aliases = "recv", mixinStandardHelpOptions = true,
             description = {"Read a stream from standard input into POOL/NAME: a full stream creates it, an incremental one",
-                    "needs the stream's source as its newest snapshot. A bad stream changes nothing."})
+                    "needs the stream's source as its newest snapshot. A bad stream changes nothing (except that -F's rollback stays)."})
     static final class Receive implements Callable<Integer> {
         @Parameters(paramLabel = "POOL/NAME") String target;
         @Option(names = "-F", description = "Roll the target back to its newest snapshot first if it changed since") boolean force;

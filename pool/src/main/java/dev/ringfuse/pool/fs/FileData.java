@@ -195,7 +195,6 @@ final class FileData {
 
     private void free(Inode n, BlockPointer bp) {
         ds.free(bp); // to the free map, or to a dead list while a snapshot holds it
-        ds.pool().io().forget(bp);
         n.allocated -= bp.allocated();
         ds.account(-bp.lsize(), -bp.allocated());
     }

@@ -47,15 +47,39 @@ final class Inodes {
         ds.pool().dirty();
     }
 
+    private static final Key COUNTERS = new Key(0, META, 0);
+
+    /** The next inode number and generation, as stored. */
+    private ByteBuffer counters() throws IOException {
+        byte[] v = tree().get(COUNTERS);
+        return v == null ? ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 2).putLong(8, 1)
+                : ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** The next inode number and generation, to hand to {@link #keepCountersAtLeast} after a rollback. */
+    long[] nextNumbers() throws IOException {
+        ByteBuffer b = counters();
+        return new long[] {b.getLong(0), b.getLong(8)};
+    }
+
+    /**
+     * A rollback brings back the snapshot's counters, but the kernel may still hold inodes numbered after
+     * them (open files, lookups): numbers are never handed out twice.
+     */
+    void keepCountersAtLeast(long[] next) throws IOException {
+        ByteBuffer b = counters();
+        if (b.getLong(0) >= next[0] && b.getLong(8) >= next[1]) return;
+        b.putLong(0, Math.max(b.getLong(0), next[0])).putLong(8, Math.max(b.getLong(8), next[1]));
+        tree().put(COUNTERS, b.array());
+        ds.pool().dirty();
+    }
+
     /** A new inode number and generation. */
     Inode allocate(int mode, int uid, int gid) throws IOException {
-        Key k = new Key(0, META, 0);
-        byte[] v = tree().get(k);
-        ByteBuffer b = v == null ? ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 2).putLong(8, 1)
-                : ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = counters();
         long ino = b.getLong(0), gen = b.getLong(8);
         b.putLong(0, ino + 1).putLong(8, gen + 1);
-        tree().put(k, b.array());
+        tree().put(COUNTERS, b.array());
         Inode n = new Inode(ino);
         n.mode = mode;
         n.uid = uid;

@@ -21,6 +21,7 @@ final class RollbackInvalidation implements Snapshots.ResetHook {
     private final PoolFs fs;
     private final Set<Long> inodes = new LinkedHashSet<>();
     private final Set<Name> names = new LinkedHashSet<>();
+    private long[] next;
 
     RollbackInvalidation(PoolFs fs) {
         this.fs = fs;
@@ -30,11 +31,13 @@ final class RollbackInvalidation implements Snapshots.ResetHook {
     public void beforeReset() throws IOException {
         inodes.clear();
         names.clear();
+        next = fs.inodes.nextNumbers();
         collect();
     }
 
     @Override
     public void afterReset() throws IOException {
+        fs.inodes.keepCountersAtLeast(next); // the kernel may hold inodes numbered after the snapshot's counters
         collect();
     }
 

@@ -61,12 +61,6 @@ public final class BlockCache {
         return map.containsKey(Id.of(bp));
     }
 
-    /** Drops a block (freed: its place may be written again in this txg with the same birth). */
-    synchronized void remove(BlockPointer bp) {
-        byte[] old = map.remove(Id.of(bp));
-        if (old != null) bytes -= old.length;
-    }
-
     public synchronized long hits() { return hits; }
     public synchronized long misses() { return misses; }
     public synchronized long bytes() { return bytes; }

@@ -129,11 +129,6 @@ public final class BlockIo {
         }
     }
 
-    /** Forgets a freed block's cached bytes. */
-    public void forget(BlockPointer bp) {
-        if (bp.type() == BlockType.FILE_DATA) cache.remove(bp);
-    }
-
     /** Starts reading a file block that a sequential reader will want soon (no-op if cached or busy). */
     public void prefetch(BlockPointer bp) {
         if (bp.isHole() || bp.type() != BlockType.FILE_DATA || ahead.containsKey(bp)) return;

@@ -155,7 +155,9 @@ public final class UringBlockDevice implements BlockDevice {
                 }
                 MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, dst, off, len);
             } finally {
-                if (f == null || f.isDone()) freeFixed.add(idx); // a timed-out request keeps its buffer
+                // a timed-out request keeps its buffer until the kernel is done with it
+                if (f == null || f.isDone()) freeFixed.add(idx);
+                else f.whenComplete((r, e) -> freeFixed.add(idx));
             }
             return;
         }
@@ -215,16 +217,21 @@ public final class UringBlockDevice implements BlockDevice {
     public void writeAll(List<Write> writes) throws IOException {
         for (Write w : writes) checkRange(w.offset(), w.data().length);
         java.util.ArrayDeque<InFlight> inFlight = new java.util.ArrayDeque<>();
+        int heldHere = 0; // registered buffers this batch's writes hold
         IOException first = null;
         try {
             for (Write w : writes) {
                 int len = w.data().length;
                 Integer idx = lease(len);
                 // all registered buffers busy: finish the oldest writes (they are ahead in the device queue anyway)
-                while (idx == null && len <= FIXED_SIZE && fixed.length > 0 && !inFlight.isEmpty()) {
-                    first = finish(inFlight.poll(), first);
+                // (only while this batch holds some: read-ahead may hold them all, and waiting would serialize)
+                while (idx == null && len <= FIXED_SIZE && heldHere > 0) {
+                    InFlight done = inFlight.poll();
+                    if (done.idx() != null) heldHere--;
+                    first = finish(done, first);
                     idx = lease(len);
                 }
+                if (idx != null) heldHere++;
                 MemorySegment buf = idx != null ? fixed[idx].asSlice(0, len) : Arena.ofAuto().allocate(len, 4096);
                 MemorySegment.copy(w.data(), 0, buf, ValueLayout.JAVA_BYTE, 0, len);
                 inFlight.add(new InFlight(w, buf, idx, idx != null ? file.writeFixed(buf, w.offset(), idx) : file.write(buf, w.offset())));
@@ -249,7 +256,9 @@ public final class UringBlockDevice implements BlockDevice {
         } catch (IOException e) {
             if (first == null) first = e;
         } finally {
-            if (op.idx() != null && op.f().isDone() && last.isDone()) freeFixed.add(op.idx());
+            if (op.idx() != null) { // a timed-out write keeps its buffer until the kernel is done with it
+                CompletableFuture.allOf(op.f(), last).whenComplete((r, e) -> freeFixed.add(op.idx()));
+            }
         }
         return first;
     }

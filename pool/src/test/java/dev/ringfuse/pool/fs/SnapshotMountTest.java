@@ -2,6 +2,7 @@ package dev.ringfuse.pool.fs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -167,6 +168,7 @@ class SnapshotMountTest {
         assertEquals("version three\n", Files.readString(mp.resolve("text")));
         assertEquals(1 << 20, Files.readAllBytes(mp.resolve("blob")).length);
         assertTrue(Files.exists(mp.resolve("third")));
+        Object thirdIno = Files.getAttribute(mp.resolve("third"), "unix:ino"); // the kernel holds this number now
 
         String listed = run(admin, "list", "s/fs");
         assertTrue(listed.contains("s/fs@one") && listed.contains("s/fs@two"), listed);
@@ -178,6 +180,8 @@ class SnapshotMountTest {
         assertTrue(Files.exists(mp.resolve("later")));
         assertFalse(Files.exists(mp.resolve("sym"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
         Files.writeString(mp.resolve("after-rollback"), "ok\n");
+        assertNotEquals(thirdIno, Files.getAttribute(mp.resolve("after-rollback"), "unix:ino"),
+                "a rollback never hands out an inode number the kernel may still hold");
 
         // a clone shares the snapshot's blocks and is writable; its origin cannot be destroyed meanwhile
         run(admin, "clone", "s/fs@one", "s/copy");
