@@ -113,6 +113,19 @@ public final class Permissions {
     }
 
     /**
+     * The mode after a change by a caller without CAP_FSETID (a write, a truncate, a chown: the kernel's
+     * WRITE_KILL_SUIDGID or {@code FATTR_KILL_SUIDGID}), as tmpfs decides (file_remove_privs,
+     * setattr_should_drop_sgid): set-user-ID goes; set-group-ID goes when the file is group-executable or
+     * the caller is outside its group. {@code callerInGroup} (supplementary groups count, root is a member;
+     * it may read /proc) is asked only when it decides.
+     */
+    public static int killedMode(int mode, java.util.function.BooleanSupplier callerInGroup) {
+        if ((mode & S_ISGID) == 0) return mode & ~S_ISUID;
+        mode &= ~S_ISUID;
+        return (mode & S_IXGRP) != 0 || !callerInGroup.getAsBoolean() ? mode & ~S_ISGID : mode;
+    }
+
+    /**
      * chown(2) (chown_ok, chgrp_ok); -1 leaves a field alone. Changing the owner needs root; changing the
      * group needs the owner changing to one of its own groups, or root. EPERM otherwise.
      */

@@ -84,8 +84,14 @@ public interface LowLevelFileSystem {
     default void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) { reply.error(Errno.ENOSYS); }
 
     /**
+     * {@link #write}'s flag: the writer lacks CAP_FSETID, so set-ID bits must go
+     * ({@link dev.ringfuse.access.Permissions#killedMode}); sent with HANDLE_KILLPRIV_V2, and for direct writes.
+     */
+    int WRITE_KILL_SUIDGID = 4;
+
+    /**
      * Writes {@code data} (valid until the reply) at {@code offset}; {@code writeFlags}: WRITE_CACHE 1 (from
-     * the writeback cache), WRITE_LOCKOWNER 2, WRITE_KILL_SUIDGID 4. Replies: count.
+     * the writeback cache), WRITE_LOCKOWNER 2, {@link #WRITE_KILL_SUIDGID} 4. Replies: count.
      */
     default void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags, CountReply reply) { reply.error(Errno.ENOSYS); }
 

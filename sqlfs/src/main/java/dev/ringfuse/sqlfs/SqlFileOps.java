@@ -22,7 +22,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     static final int O_TRUNC = 01000, O_APPEND = 02000;
-    static final int WRITE_KILL_SUIDGID = 4;
     static final String SECURITY_CAPABILITY = "security.capability";
 
     /** What an open file remembers: only O_APPEND matters, the kernel enforces the rest. */
@@ -311,11 +310,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
      * flag alone is no reason to drop setgid: it comes with every write of an unprivileged caller.
      */
     static int killedMode(Node f, java.util.function.BooleanSupplier callerInGroup) {
-        int mode = f.mode();
-        if ((mode & 06000) == 0) return mode;
-        mode &= ~04000;
-        if ((mode & 010) != 0 || !callerInGroup.getAsBoolean()) mode &= ~02000;
-        return mode;
+        return dev.ringfuse.access.Permissions.killedMode(f.mode(), callerInGroup);
     }
 
     /** Whether the caller is in the node's group, supplementary groups included; root counts as a member. */

@@ -23,7 +23,6 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
     static final int O_ACCMODE = 3, O_TRUNC = 01000, O_APPEND = 02000;
     static final int FALLOC_FL_KEEP_SIZE = 1, FALLOC_FL_PUNCH_HOLE = 2, FALLOC_FL_ZERO_RANGE = 16;
     static final int SEEK_DATA = 3, SEEK_HOLE = 4;
-    static final int WRITE_KILL_SUIDGID = 4;
     /** copy_file_range moves at most this much per request (callers loop on short counts) ... */
     private static final long COPY_MAX = 1L << 30;
     /** ... through a buffer this large, so that no lock is held across two files. */
@@ -125,7 +124,7 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
             l.unlock();
         }
         int mode = f.mode();
-        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges((f.mode() & 02000) == 0 || inGroup(ctx, f.gid()), table.limits);
+        if ((writeFlags & WRITE_KILL_SUIDGID) != 0) f.killPrivileges(() -> inGroup(ctx, f.gid()), table.limits);
         else f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         f.modified(Timespec.now());
         if (f.mode() != mode) dropCachedAttributes(f);

@@ -100,10 +100,9 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
      * every chown): suid goes; sgid goes when group-executable or when the caller is outside the file's group
      * (supplementary groups count, root counts as a member), as tmpfs's file_remove_privs decides.
      */
-    void killPrivileges(boolean callerInGroup, ChunkStore.Space space) {
+    void killPrivileges(java.util.function.BooleanSupplier callerInGroup, ChunkStore.Space space) {
         synchronized (this) {
-            mode &= ~04000;
-            if ((mode & 010) != 0 || !callerInGroup) mode &= ~02000;
+            mode = dev.ringfuse.access.Permissions.killedMode(mode, callerInGroup);
         }
         xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, space);
     }

@@ -434,7 +434,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         }
         if (s.hasUid() || s.hasGid()) n.chown(s.hasUid() ? s.uid() : n.uid(), s.hasGid() ? s.gid() : n.gid());
         // the kernel asks for the kill on truncate by a caller without CAP_FSETID and on every chown
-        if (s.killSuidGid() && !n.isDir()) n.killPrivileges(inGroup(ctx, oldGid), table.limits);
+        if (s.killSuidGid() && !n.isDir()) n.killPrivileges(() -> inGroup(ctx, oldGid), table.limits);
         else if ((s.hasSize() || s.hasUid() || s.hasGid()) && !n.isDir()) {
             n.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         }

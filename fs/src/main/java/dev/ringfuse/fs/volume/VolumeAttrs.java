@@ -108,11 +108,9 @@ final class VolumeAttrs {
      * the mode changed.
      */
     synchronized boolean killPrivileges(java.util.function.IntPredicate callerInGroup) {
-        int before = mode;
-        if ((mode & 06000) == 0) return false;
-        mode &= ~04000;
-        if ((mode & 010) != 0 || !callerInGroup.test(gid)) mode &= ~02000;
-        if (mode == before) return false;
+        int after = dev.ringfuse.access.Permissions.killedMode(mode, () -> callerInGroup.test(gid));
+        if (after == mode) return false;
+        mode = after;
         ctimeNanos = now();
         return true;
     }

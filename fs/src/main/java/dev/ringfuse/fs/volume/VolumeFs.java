@@ -51,8 +51,6 @@ public final class VolumeFs implements LowLevelFileSystem {
     private static final long ATTR_TIMEOUT = TimeUnit.MINUTES.toNanos(1);
     private static final int ALLOCATE = 0;
     private static final int O_DIRECT = 040000;
-    /** fuse_write_in.write_flags: the writer lacks CAP_FSETID. */
-    private static final int WRITE_KILL_SUIDGID = 4;
     private static final int SUPPORTED_FALLOCATE = ImageCalls.FALLOC_FL_KEEP_SIZE | ImageCalls.FALLOC_FL_PUNCH_HOLE
             | ImageCalls.FALLOC_FL_ZERO_RANGE;
 

@@ -33,10 +33,9 @@ final class Inode {
      * that the caller lacks it): set-user-ID goes; set-group-ID goes when group-executable or when the caller
      * is outside the file's group, as tmpfs's file_remove_privs decides. True if the mode changed.
      */
-    boolean killPrivileges(boolean callerInGroup) {
+    boolean killPrivileges(java.util.function.BooleanSupplier callerInGroup) {
         int before = mode;
-        mode &= ~04000;
-        if ((mode & 010) != 0 || !callerInGroup) mode &= ~02000;
+        mode = dev.ringfuse.access.Permissions.killedMode(mode, callerInGroup);
         return mode != before;
     }
 

@@ -27,8 +27,6 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     static final long ATTR_NANOS = 1_000_000_000L;
     static final long DIRTY_LIMIT = 64L << 20;
     static final int O_TRUNC = 01000, O_APPEND = 02000;
-    /** fuse_write_in.write_flags: the writer lacks CAP_FSETID (sent with HANDLE_KILLPRIV_V2). */
-    static final int WRITE_KILL_SUIDGID = 4;
     private static final byte[] SECURITY_CAPABILITY = "security.capability".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     final Dataset ds;
     final Pool pool;
@@ -119,9 +117,8 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     boolean killPrivileges(RequestContext ctx, Inode n) throws IOException {
         boolean capability = Xattrs.getOrNull(inodes, n, SECURITY_CAPABILITY) != null;
         if ((n.mode & 06000) == 0 && !capability) return false;
-        boolean member = ctx.uid() == 0 || Caller.of(ctx).inGroup(n.gid);
         if (capability) Xattrs.remove(inodes, n, SECURITY_CAPABILITY);
-        return n.killPrivileges(member);
+        return n.killPrivileges(() -> ctx.uid() == 0 || Caller.of(ctx).inGroup(n.gid));
     }
 
     /**
