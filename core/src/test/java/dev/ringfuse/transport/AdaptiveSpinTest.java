@@ -67,7 +67,7 @@ class AdaptiveSpinTest {
                 now += 100 * US;
                 s.polled(s.budget(now), false);
                 s.arrived(now);
-                s.served(10 * US);
+                s.served(US); // polling 50 µs per 1 µs served: far above the share, down to the minimum
             }
         }
         assertTrue(s.currentBudget() <= 2 * US, "turned down to " + s.currentBudget());
