@@ -31,7 +31,7 @@ fi
 minutes=${1:-30}
 selection=${2:-'CoherenceStress*Test'}
 case "$minutes" in ''|*[!0-9]*) echo "MINUTES must be a whole number, not '$minutes'" >&2; exit 2 ;; esac
-if [[ "$selection" == *#* ]] && ! configurations | grep -qxF "$selection"; then
+if [[ "$selection" == *#* ]] && ! configurations | grep -xF "$selection" >/dev/null; then
     echo "no configuration '$selection'; tools/coherence-soak.sh --list shows them" >&2
     exit 2
 fi
