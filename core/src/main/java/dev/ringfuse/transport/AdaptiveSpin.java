@@ -13,9 +13,11 @@ package dev.ringfuse.transport;
  *   <li>no request within the last {@code 10 × max} (and at least 200 µs): no polling at all, so an idle
  *       mount sleeps at once and costs no CPU;</li>
  *   <li>the budget starts at {@code max}; every {@link #WINDOW} requests the time polled is compared with
- *       the time served: above {@link #CPU_SHARE} of it the budget halves, well below it (and when polls
- *       catch requests) it doubles back towards {@code max}. The server's CPU per request with polling thus
- *       stays near {@code 1 + CPU_SHARE} times what serving alone costs;</li>
+ *       what polling may spend: {@link #CPU_SHARE} of the time served, plus, for every request a poll caught,
+ *       the CPU a sleep and wake-up would have cost ({@code wakeCost}: the poll saved it). Above that the
+ *       budget halves, well below it (and when polls catch requests) it doubles back towards {@code max}.
+ *       The server's CPU per request with polling thus stays within {@code 1 + CPU_SHARE} times what it is
+ *       without polling (serving plus a sleep and wake-up per request);</li>
  *   <li>a poll that caught nothing counts fully against the share, so a workload whose requests come just too
  *       slowly to be caught turns polling down within a window;</li>
  *   <li>the first request after a rest starts again from {@code max}.</li>
@@ -32,6 +34,7 @@ public final class AdaptiveSpin {
     private static final long MIN_BUDGET = 1_000;
 
     private final long max;
+    private final long wakeCost;
     private final long idleAfter;
     private long budget;
     private long lastArrival = Long.MIN_VALUE / 2;
@@ -40,7 +43,18 @@ public final class AdaptiveSpin {
 
     /** @param maxNanos the longest poll; 0 turns polling off */
     public AdaptiveSpin(long maxNanos) {
+        this(maxNanos, 0);
+    }
+
+    /**
+     * @param maxNanos the longest poll; 0 turns polling off
+     * @param wakeCostNanos the server CPU one sleep and wake-up of the serving thread costs, which a poll that
+     *        catches the next request saves; 0 when polling saves none (the /dev/fuse measurement in
+     *        docs/bench/transports.md)
+     */
+    public AdaptiveSpin(long maxNanos, long wakeCostNanos) {
         this.max = maxNanos;
+        this.wakeCost = wakeCostNanos;
         this.budget = maxNanos;
         this.idleAfter = Math.max(10 * maxNanos, 200_000);
     }
@@ -75,13 +89,18 @@ public final class AdaptiveSpin {
         if (++requests < WINDOW) return;
         if (CPU_SHARE < 0) {
             // unbounded (measurements only): the budget stays at max
-        } else if (polled > CPU_SHARE * served) {
+        } else if (polled > allowance()) {
             budget = Math.max(MIN_BUDGET, budget / 2);
-        } else if (polled < CPU_SHARE / 2 * served && caught > 0) {
+        } else if (polled < allowance() / 2 && caught > 0) {
             budget = Math.min(max, budget * 2);
         }
         polled = served = caught = 0;
         requests = 0;
+    }
+
+    /** What polling may have spent in this window (see the class comment). */
+    private double allowance() {
+        return CPU_SHARE * served + (double) wakeCost * caught;
     }
 
     /** The current budget, for tests and statistics. */

@@ -75,4 +75,48 @@ class AdaptiveSpinTest {
         s.arrived(now);
         assertEquals(50 * US, s.budget(now + US), "a new burst polls with the full budget again");
     }
+
+    @Test
+    void pollsThatSaveAWakeUpMayCostThatMuch() {
+        // QD1 on an idle machine: each request is caught after 3 µs of polling and served in 2 µs; a sleep and
+        // wake-up instead would cost 5 µs of CPU, so polling is the cheaper way and keeps its full budget
+        AdaptiveSpin s = new AdaptiveSpin(50 * US, 5 * US);
+        long now = 0;
+        for (int w = 0; w < 8; w++) {
+            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+                now += 5 * US;
+                s.polled(Math.min(3 * US, s.budget(now)), true);
+                s.arrived(now);
+                s.served(2 * US);
+            }
+        }
+        assertEquals(50 * US, s.currentBudget());
+        // without the wake-up's cost counted, the same polls exceed half the serving time and are turned down
+        AdaptiveSpin bare = new AdaptiveSpin(50 * US);
+        now = 0;
+        for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+            now += 5 * US;
+            bare.polled(3 * US, true);
+            bare.arrived(now);
+            bare.served(2 * US);
+        }
+        assertEquals(25 * US, bare.currentBudget());
+    }
+
+    @Test
+    void aTrickleThatPollsCatchOnlyAfterLongWaitsTurnsPollingDown() {
+        // a request every 30 µs, caught after 28 µs of polling: 28 µs of CPU to save a 5 µs wake-up
+        AdaptiveSpin s = new AdaptiveSpin(50 * US, 5 * US);
+        long now = 0;
+        for (int w = 0; w < 8; w++) {
+            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+                now += 30 * US;
+                long b = s.budget(now);
+                s.polled(Math.min(28 * US, b), b >= 28 * US);
+                s.arrived(now);
+                s.served(2 * US);
+            }
+        }
+        assertTrue(s.currentBudget() < 28 * US, "polls no longer reach the next request: " + s.currentBudget());
+    }
 }
