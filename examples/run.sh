@@ -4,9 +4,8 @@
 # --repo DIR: the local Maven repository to install ringfuse into and build the examples from
 #             (default: Maven's own, ~/.m2/repository). --no-install: use what is installed there already.
 # Each hello filesystem is mounted on the class path and on the module path, read with cat, unmounted;
-# the testkit example runs its JUnit tests (the mount extension and the POSIX scenario suite) on the class
-# path and on the module path. Needs root
-# (or fusermount3) and /dev/fuse. Exits non-zero on the first failure.
+# the testkit example runs its JUnit tests (the mount extension and the POSIX scenario suite) on the module
+# path and on the class path. Needs root (or fusermount3) and /dev/fuse. Exits non-zero on the first failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=""; install=1
@@ -65,12 +64,15 @@ mount_and_read hello-lowlevel example.hello.Hello example.hello
 mount_and_read hello-path example.hellopath.HelloPath example.hellopath
 
 # the testkit example: its JUnit tests (the mount extension and the POSIX scenario suite on NotesFs), run by
-# surefire on the class path. Not yet on the module path: with a main and a test module descriptor, surefire
-# 3.5.2 forks on the class path anyway ("Main and test module descriptors exist" in -X, then -jar booter),
-# so the run would only pretend (issue 15, open).
-for how in class-path; do
+# surefire on the module path (`mvn test`: the tests are a module of their own) and on the class path
+# (-Pclass-path). NotesFsTest fails if a run did not get the path it asked for; its line shows where
+# each module came from.
+for how in module-path class-path; do
   echo "== testkit-junit: mvn test on the $how"
-  (cd "$here/testkit-junit" && mvn "${mvn_args[@]}" test)
-  grep -h "Tests run" "$here/testkit-junit/target/surefire-reports/"*.txt | sed "s/^/   $how: /"
+  profile=(); [ "$how" = class-path ] && profile=(-Pclass-path)
+  (cd "$here/testkit-junit" && mvn "${mvn_args[@]}" "${profile[@]}" test)
+  reports=$here/testkit-junit/target/surefire-reports
+  grep -h "Tests run" "$reports/"*.txt | sed "s/^/   $how: /"
+  grep -h "^NotesFs in" "$reports/example.notes.test.NotesFsTest-output.txt" | sed "s/^/   $how: /"
 done
 echo "== examples passed"

@@ -110,83 +110,9 @@ java_tests=$(count tests); java_failed=$(( $(count failures) + $(count errors) )
 log "java tests: $((java_tests - java_failed - java_skipped)) passed, $java_failed failed, $java_skipped skipped"
 
 # --- external suites against memfs, passthrough (kernel passthrough on and off) and sql ---------------
-ext_passed=0; ext_failed=0; ext_status=0
-pg_start() { # dir: a PostgreSQL server in dir (initdb + pg_ctl as user postgres, free localhost port); sets PG_URL
-  local dir=$1 bin port
-  bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  chmod 755 "$dir"; echo ringfuse-ext > "$dir/pw"; chown -R postgres:postgres "$dir"
-  setpriv --reuid=postgres --regid=postgres --init-groups "$bin/initdb" -D "$dir/data" -U postgres \
-    --pwfile="$dir/pw" -A scram-sha-256 --no-sync >"$dir/initdb.log" 2>&1 || return 1
-  setpriv --reuid=postgres --regid=postgres --init-groups "$bin/pg_ctl" -D "$dir/data" -w -l "$dir/log" \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1" start >/dev/null || return 1
-  PG_URL="jdbc:postgresql://127.0.0.1:$port/postgres?user=postgres&password=ringfuse-ext"
-}
-pg_stop() { # dir
-  local bin; bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-  setpriv --reuid=postgres --regid=postgres --init-groups "$bin/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null 2>&1 || true
-}
-run_external() { # transport [filesystem: memfs, passthrough-on, passthrough-off, sql-sqlite, sql-pg, pool] [variant: dp, nodp]
-  local transport=$1 fs=${2:-memfs} variant=${3:-dp} mnt server pid rc=0 src= args opts=allow_other label
-  # nodp: no_default_permissions, the filesystem checks every permission itself (memfs, passthrough as
-  # the caller); the suites switch users, so they see whether it does
-  [ "$variant" = nodp ] && opts=allow_other,no_default_permissions
-  label=$fs-$transport; [ "$variant" = nodp ] && label=$label-nodp
-  mnt=$(mktemp -d /tmp/ringfuse-ext-XXXXXX)
-  server=$LOGDIR/$label.log
-  case $fs in # passthrough mirrors a fresh source directory on tmpfs, kernel passthrough on or off
-    passthrough-*) src=$(mktemp -d /dev/shm/ringfuse-src-XXXXXX); chmod 755 "$src"; args=(passthrough "$src" "$mnt" --passthrough "${fs#passthrough-}") ;;
-    sql-sqlite) src=$(mktemp -d /tmp/ringfuse-sql-XXXXXX); args=(sql "$src/fs.db" "$mnt") ;;
-    sql-pg) src=$(mktemp -d /tmp/ringfuse-pg-XXXXXX)
-      pg_start "$src" || { echo "PostgreSQL did not start:"; cat "$src"/*.log "$src/log" 2>/dev/null; ext_status=1; rm -rf "$src"; return; }
-      args=(sql "$PG_URL" "$mnt") ;;
-    pool) # a dataset (lz4) of a pool on a fresh sparse image, registered in a private pool list
-      src=$(mktemp -d /tmp/ringfuse-pool-XXXXXX); export RINGFUSE_POOLS=$src/pools
-      "$RINGFUSE_HOME/ringfuse" pool create ext "$src/ext.img" --size 1G >"$src/create.log" 2>&1 \
-        && "$RINGFUSE_HOME/ringfuse" fs create ext/suites -o compression=lz4 >>"$src/create.log" 2>&1 \
-        || { echo "pool create failed:"; cat "$src/create.log"; ext_status=1; rm -rf "$src"; unset RINGFUSE_POOLS; return; }
-      args=(pool ext/suites "$mnt") ;;
-    *) args=("$fs" "$mnt") ;;
-  esac
-  "$RINGFUSE_HOME/ringfuse" mount "${args[@]}" --transport "$transport" -o "$opts" >"$server" 2>&1 &
-  pid=$!
-  for _ in $(seq 1 120); do grep -q "mounted at" "$server" && break; kill -0 $pid 2>/dev/null || break; sleep 0.5; done
-  if ! grep -q "mounted at" "$server"; then
-    echo "$fs ($transport) did not mount:"; cat "$server"; kill $pid 2>/dev/null || true
-    ext_status=1; return
-  fi
-  mkdir -p "$mnt/pjd" "$mnt/posix"
-  local out
-  out=$(suites/pjdfstest.sh --max-failures "${PJD_MAX_FAILURES:-0}" "$mnt/pjd" "$label") || rc=$?
-  echo "$out" | tail -5
-  tally "$out"
-  # FcntlFlockLocksFile fails on tmpfs too. OpenSymlinkRace on sql over PostgreSQL: fstat of an open
-  # descriptor answered ENOENT once (2026-11-24, after unlink-while-open across mounts, schema 2): a known
-  # bug of issue 12, skipped there until fixed, every other filesystem still runs it
-  local skip=FcntlFlockLocksFile
-  case "$label" in sql-pg*) skip=$skip,OpenSymlinkRace ;; esac
-  out=$(POSIXTEST_SKIP=$skip suites/posixtest.sh --max-failures "${POSIX_MAX_FAILURES:-0}" "$mnt/posix" "$label") || rc=$?
-  echo "$out" | tail -5
-  tally "$out"
-  kill -TERM $pid; wait $pid || true
-  if grep -qs " $mnt " /proc/self/mounts; then echo "$fs left mounted: unmounting"; umount -l "$mnt"; rc=1; fi
-  rmdir "$mnt" 2>/dev/null || true
-  [ "$fs" != sql-pg ] || pg_stop "$src"
-  if [ "$fs" = pool ]; then # what the suites left must verify clean after the server committed and exited
-    "$RINGFUSE_HOME/ringfuse" pool verify ext >"$LOGDIR/$label-verify.log" 2>&1 || { echo "pool verify failed:"; tail -20 "$LOGDIR/$label-verify.log"; rc=1; }
-    "$RINGFUSE_HOME/ringfuse" pool destroy ext >/dev/null 2>&1 || true
-    unset RINGFUSE_POOLS
-  fi
-  [ -z "$src" ] || rm -rf "$src"
-  [ $rc = 0 ] || ext_status=1
-}
-tally() {
-  local line
-  line=$(echo "$1" | grep -Eo '[0-9]+ passed, [0-9]+ failed' | tail -1)
-  [ -n "$line" ] || { ext_status=1; return; }
-  ext_passed=$((ext_passed + $(echo "$line" | cut -d' ' -f1)))
-  ext_failed=$((ext_failed + $(echo "$line" | cut -d' ' -f3)))
-}
+# each step cleans up after itself on any way out, and the EXIT trap takes down a step the run stopped in
+source "$RINGFUSE_HOME/tools/external.sh"
+trap ext_cleanup EXIT
 if [ $external = 1 ]; then
   for t in ${RINGFUSE_TRANSPORTS:-dev uring}; do
     for f in ${RINGFUSE_EXTERNAL_FS:-memfs passthrough-on passthrough-off sql-sqlite pool}; do

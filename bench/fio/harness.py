@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jobs  # noqa: E402
 import peers  # noqa: E402
 import report  # noqa: E402
-from system import Cleanup, Spinners, find_jdk, log, mounted, run, stop_process, unmount, wait_for_calm  # noqa: E402
+from system import Cleanup, Spinners, find_jdk, log, run, start_server, stop_server, wait_for_calm  # noqa: E402
 
 
 class Commands:
@@ -91,36 +91,6 @@ def selected(all_peers, only):
     return chosen
 
 
-def start_server(ctx, cleanup, argv, env_extra, mnt, log_path, timeout=120):
-    """Starts a server in its own session and waits until `mnt` is mounted; returns the Popen."""
-    env = dict(os.environ, **(env_extra or {}))
-    logf = open(log_path, "w")
-    proc = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                            start_new_session=True)
-    cleanup.add_proc(proc)
-    cleanup.add_mount(mnt)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if mounted(mnt):
-            return proc
-        if proc.poll() is not None:
-            break
-        time.sleep(0.2)
-    stop_process(proc)
-    with open(log_path) as f:
-        tail = "".join(f.readlines()[-15:])
-    raise RuntimeError(f"did not mount within {timeout}s (exit {proc.poll()}):\n{tail}")
-
-
-def stop_server(proc, mnt):
-    """SIGTERM (each server unmounts on it); anything left mounted is unmounted and reported."""
-    stop_process(proc)
-    if mounted(mnt):
-        unmount(mnt)
-        return "left mounted after SIGTERM: unmounted by the harness"
-    return None
-
-
 def summarize(values):
     v = [x for x in values if x is not None]
     if not v:
@@ -181,18 +151,13 @@ def prepare(ctx, args, peer, builds, cmds):
         rec["server_command"] = "(none: fio runs on a tmpfs directory)"
     try:
         if peer._start is not None:
-            live.proc = start_server(ctx, ctx.cleanup, argv, env_extra, live.mnt,
-                                     os.path.join(ctx.logs, peer.name + ".log"))
+            live.proc = start_server(ctx.cleanup, argv, live.mnt, os.path.join(ctx.logs, peer.name + ".log"), env_extra)
         live.target = live.mnt if peer._start is not None else live.backing
         live.data = os.path.join(live.target, "data")
         os.makedirs(live.data)
-        for job in jobs.JOBS:
-            if job.fresh_file or job.key.endswith("-awake"):
-                continue
-            jobs.layout(job, live.data, cmds)
         # warm-up, not recorded: lets JIT-compiled servers reach steady state before the first figure
         # (every peer gets it, so the C and Go servers are treated alike)
-        jobs.warm_up(live.data, args.warmup, ctx.logs, cmds)
+        jobs.prepare(live.data, args.warmup, ctx.logs, cmds)
     except (RuntimeError, OSError) as e:
         rec["errors"].append(str(e))
         log(f"{peer.name}: FAILED before measuring: {e}")

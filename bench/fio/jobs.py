@@ -58,6 +58,11 @@ JOBS = [
 METADATA_PHASES = ["create", "ls-l", "stat", "unlink"]
 
 
+def fio_job(text):
+    """The (group-reported) job of fio's --output-format=json output; fio may print notes before the JSON."""
+    return json.loads(text[text.index("{"):])["jobs"][0]
+
+
 def with_cpu(pid, fn):
     """Runs fn() and returns (its result, CPU seconds the server used meanwhile or None)."""
     before = cpu_seconds(pid) if pid else None
@@ -86,9 +91,7 @@ def run_fio(job, directory, runtime, loops, tmp, pid, commands):
     if r.returncode != 0:
         raise RuntimeError(f"fio {job.key} exit {r.returncode}: {(r.stderr or r.stdout).strip()[-400:]}")
     with open(out) as f:
-        text = f.read()
-    data = json.loads(text[text.index("{"):])  # fio may print notes before the JSON
-    side = data["jobs"][0][job.rw]
+        side = fio_job(f.read())[job.rw]
     ios = side["total_ios"]
     value = side["iops"] if job.metric == "iops" else side["bw_bytes"] / (1 << 20)
     return {"value": value, "cpu_s": cpu, "ios": ios,
@@ -101,6 +104,16 @@ def layout(job, directory, commands):
     commands.add(job.key + " (layout)", shlex.join(argv))
     if r.returncode != 0:
         raise RuntimeError(f"fio layout {job.key} exit {r.returncode}: {(r.stderr or r.stdout).strip()[-400:]}")
+
+
+def prepare(directory, warmup_s, tmp, commands, keys=None):
+    """Before the first figure: the data files of the jobs that read existing files (all, or those in
+    `keys`) laid out, then the warm-up."""
+    for job in JOBS:
+        if job.fresh_file or job.key.endswith("-awake") or (keys is not None and job.key not in keys):
+            continue
+        layout(job, directory, commands)
+    warm_up(directory, warmup_s, tmp, commands)
 
 
 def warm_up(directory, seconds, tmp, commands):

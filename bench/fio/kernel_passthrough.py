@@ -10,7 +10,6 @@ shows) and each server's CPU time during the job (≈ 0 proves the data bypassed
 Usage (root): python3 bench/fio/kernel_passthrough.py [rounds] [seconds] [--go-loopback BIN]
 (RINGFUSE_CLI="java ... dev.ringfuse.cli.Main" runs a built CLI instead of the ringfuse script.)
 """
-import json
 import os
 import shutil
 import signal
@@ -18,30 +17,23 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jobs import J1, J2, J3R, fio_job, with_cpu  # noqa: E402
+from system import Cleanup, run, start_server, unmount  # noqa: E402
 
 HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-JOBS = [  # the harness's j1, j2 and j3-read (bench/fio/jobs.py), time-based
-    ("j1 randread 4k QD1", ["--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=1", "--size=16M"], "iops"),
-    ("j2 randread 4k QD32x2", ["--rw=randread", "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=32",
-                               "--numjobs=2", "--size=16M"], "iops"),
-    ("j3 seq read 1M", ["--rw=read", "--bs=1M", "--ioengine=psync", "--size=128M", "--invalidate=1"], "mibps"),
-]
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+# the harness's j1, j2 and j3-read, all time-based here
+JOBS = [("j1 randread 4k QD1", J1, "iops"), ("j2 randread 4k QD32x2", J2, "iops"), ("j3 seq read 1M", J3R, "mibps")]
 
 
 def fio(directory, name, args, seconds):
     argv = ["fio", f"--name={name}", f"--directory={directory}", *args, f"--runtime={seconds}", "--time_based",
             "--group_reporting", "--output-format=json"]
-    r = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 120)
+    r = run(argv, timeout=seconds + 120)
     if r.returncode != 0:
         raise RuntimeError(f"fio in {directory}: {r.stderr.strip()[-300:]}")
-    job = json.loads(r.stdout[r.stdout.index("{"):])["jobs"][0]
+    job = fio_job(r.stdout)
     side = job["read"]
     ios = side["total_ios"]
     # usr_cpu/sys_cpu: percent of one CPU over the runtime, summed over the group's jobs
@@ -49,19 +41,10 @@ def fio(directory, name, args, seconds):
     return side["iops"], side["bw_bytes"] / (1 << 20), ios, cpu
 
 
-def wait_mounted(mnt, proc, log):
-    for _ in range(240):
-        with open("/proc/self/mounts") as f:
-            if any(line.split()[1] == mnt for line in f):
-                return
-        if proc.poll() is not None:
-            break
-        time.sleep(0.5)
-    with open(log) as f:
-        sys.exit(f"{mnt} did not mount:\n{f.read()[-2000:]}")
-
-
 def main(argv):
+    if "-h" in argv or "--help" in argv:  # anything else starting with -- is taken for a flag of a full run
+        print(__doc__.strip())
+        return
     # a SIGTERM (e.g. from timeout(1)) still unmounts and stops the servers in the finally below
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     rounds = int(argv[0]) if argv and not argv[0].startswith("--") else 3
@@ -71,7 +54,7 @@ def main(argv):
     tmpfs = os.path.join(work, "tmpfs")
     os.makedirs(tmpfs)
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2g", "ringfuse-ptcap", tmpfs], check=True)
-    procs, mounts = [], []
+    cleanup = Cleanup()  # the servers and their mounts
     try:
         peers = {"kernel-tmpfs": (os.path.join(tmpfs, "kernel"), None)}
         # RINGFUSE_CLI: the command that runs the CLI, when not the ringfuse script (which rebuilds first)
@@ -85,11 +68,10 @@ def main(argv):
             os.makedirs(src)
             os.makedirs(mnt)
             log = os.path.join(work, name + ".log")
-            cmd = [a.format(src=src, mnt=mnt) for a in argv_t]
-            p = subprocess.Popen(cmd, stdout=open(log, "w"), stderr=subprocess.STDOUT)
-            procs.append(p)
-            wait_mounted(mnt, p, log)
-            mounts.append(mnt)
+            try:
+                p = start_server(cleanup, [a.format(src=src, mnt=mnt) for a in argv_t], mnt, log)
+            except RuntimeError as e:
+                sys.exit(f"{mnt} {e}")
             peers[name] = (mnt, p.pid)
         for _, (d, _) in peers.items():  # lay out the files before timing
             for label, args, _ in JOBS:
@@ -101,9 +83,8 @@ def main(argv):
             for label, args, metric in JOBS:
                 base = None
                 for name, (d, pid) in peers.items():
-                    before = cpu_seconds(pid) if pid else None
-                    iops, mibps, ios, cpu = fio(d, label.split()[0], args, seconds)
-                    server = round(cpu_seconds(pid) - before, 2) if pid else None
+                    (iops, mibps, ios, cpu), server = with_cpu(pid, lambda: fio(d, label.split()[0], args, seconds))
+                    server = round(server, 2) if server is not None else None
                     value = iops if metric == "iops" else mibps
                     base = value if name == "kernel-tmpfs" else base
                     results.setdefault((label, name), []).append((value, value / base, cpu * 1e6 / ios, server))
@@ -120,18 +101,8 @@ def main(argv):
                       f"{statistics.median(r[2] for r in rs):.2f} | "
                       f"{'-' if rs[0][3] is None else statistics.median(r[3] for r in rs)} |")
     finally:
-        for p in procs:  # ringfuse unmounts on SIGTERM
-            p.terminate()
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        with open("/proc/self/mounts") as f:
-            left = {line.split()[1] for line in f}
-        for mnt in mounts:
-            if mnt in left:
-                subprocess.run(["umount", "-l", mnt])
-        subprocess.run(["umount", "-l", tmpfs])
+        cleanup.undo()  # ringfuse unmounts on SIGTERM; what is left is unmounted
+        unmount(tmpfs)
         shutil.rmtree(work, ignore_errors=True)
 
 

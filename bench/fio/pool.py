@@ -29,7 +29,7 @@ import jobs  # noqa: E402
 import peers  # noqa: E402
 import pool_peers  # noqa: E402
 import pool_report  # noqa: E402
-from system import Cleanup, find_jdk, log, run, wait_for_calm  # noqa: E402
+from system import Cleanup, find_jdk, log, run, start_server, stop_server, wait_for_calm  # noqa: E402
 
 
 class PoolCleanup(Cleanup):
@@ -138,8 +138,7 @@ def prepare(rn, args, peer, cmds):
             jfr = os.path.join(os.path.abspath(args.jfr), peer.name + ".jfr") if args.jfr else None
             argv = pool_peers.pool_server_argv(rn.ringfuse, live.dataset, live.mnt, jfr)
             log_path = os.path.join(rn.logs, peer.name + ".log")
-            live.proc = harness.start_server(rn, rn.cleanup, argv, {"RINGFUSE_POOLS": rn.env["RINGFUSE_POOLS"]},
-                                             live.mnt, log_path)
+            live.proc = start_server(rn.cleanup, argv, live.mnt, log_path, {"RINGFUSE_POOLS": rn.env["RINGFUSE_POOLS"]})
             rec["server_command"] = " ".join(argv).replace(rn.work, "<work>")
             rec["transport"] = pool_peers.transport_of(log_path) or "?"
             rec["version"] = f"ringfuse {git_head(rn.home)}"
@@ -148,11 +147,7 @@ def prepare(rn, args, peer, cmds):
         live.data = os.path.join(live.mnt, "data")
         os.makedirs(live.data)
         if not args.no_fio:
-            for job in jobs.JOBS:
-                if job.fresh_file or job.key.endswith("-awake"):
-                    continue
-                jobs.layout(job, live.data, cmds)
-            jobs.warm_up(live.data, args.warmup, rn.logs, cmds)
+            jobs.prepare(live.data, args.warmup, rn.logs, cmds)
     except (RuntimeError, OSError, pool_peers.PeerError, subprocess.SubprocessError) as e:
         rec["errors"].append(str(e))
         log(f"{peer.name}: FAILED before measuring: {e}")
@@ -231,7 +226,7 @@ def run_verify(rn, args, lives):
         out["fill_command"] = " ".join(fill).replace(live.mnt, "<mnt>")
         try:
             pool_peers.checked(fill, timeout=3600)
-            note = harness.stop_server(live.proc, live.mnt)
+            note = stop_server(live.proc, live.mnt)
             if note:
                 live.rec["notes"].append(note)
             if live.proc in rn.cleanup.procs:

@@ -12,6 +12,7 @@ import shlex
 import socket
 import subprocess
 
+from jobs import fio_job
 from system import mounted, run
 
 
@@ -155,7 +156,6 @@ def verify(ringfuse, peer, env, timeout):
 def device_read(path, size_mib, tmp):
     """The device's sequential read bandwidth: a dense file of `size_mib` written with random data beside
     the images, then read with O_DIRECT, 1 MiB requests, at queue depth 1 and 8 (MiB/s each)."""
-    import json
     out = {}
     checked(["fio", "--name=dense", f"--filename={path}", f"--size={size_mib}M", "--rw=write", "--bs=1M",
              "--direct=1", "--ioengine=libaio", "--iodepth=8", "--end_fsync=1", "--output-format=json",
@@ -166,9 +166,7 @@ def device_read(path, size_mib, tmp):
                 "--direct=1", "--ioengine=libaio", f"--iodepth={qd}", "--output-format=json", f"--output={o}"]
         checked(argv, timeout=1200)
         with open(o) as f:
-            text = f.read()
-        data = json.loads(text[text.index("{"):])
-        out[f"qd{qd}"] = data["jobs"][0]["read"]["bw_bytes"] / (1 << 20)
+            out[f"qd{qd}"] = fio_job(f.read())["read"]["bw_bytes"] / (1 << 20)
         out[f"qd{qd}_command"] = shlex.join(argv).replace(path, "DENSE")
     return out
 

@@ -1,7 +1,6 @@
 """pool.md and its charts from the records of `ringfuse bench pool` (or from pool.json:
 `python3 pool_report.py <dir>` redraws without measuring). The hand-written analysis at the end of an
 existing pool.md (from the ANALYSIS marker on) is kept as it is."""
-import json
 import os
 import sys
 
@@ -247,12 +246,7 @@ def charts(out, results, run):
           (" — QUICK run" if run["quick"] else "")
     fig, axes = plt.subplots(2, 5, figsize=(17, 0.4 * len(names) * 2 + 2.6), sharey=True, squeeze=False)
     for ax, metric in zip(axes.flat, bonnie.METRICS):
-        meds, lo, hi = [], [], []
-        for r in measured:
-            s = bstat(r, metric)
-            meds.append(s["median"] if s else 0)
-            lo.append(s["median"] - s["min"] if s else 0)
-            hi.append(s["max"] - s["median"] if s else 0)
+        meds, lo, hi = report.whiskers(measured, lambda r: bstat(r, metric))
         y = range(len(names))
         ax.barh(y, meds, xerr=[lo, hi], color=[color(n) for n in names], capsize=2, error_kw={"elinewidth": 0.8})
         ax.set_title(f"{metric} ({bonnie.UNITS.get(metric, 'ops/s')})", fontsize=9)
@@ -305,7 +299,4 @@ def charts(out, results, run):
 
 
 if __name__ == "__main__":
-    d = sys.argv[1] if len(sys.argv) > 1 else "docs/bench"
-    with open(os.path.join(d, "pool.json")) as f:
-        data = json.load(f)
-    write(d, data["run"], data["peers"])
+    report.redraw(write, "pool.json", sys.argv[1:])

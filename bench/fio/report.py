@@ -194,6 +194,27 @@ def write(out, run, results):
         print(f"bench fio: no charts ({e}); apt-get install python3-matplotlib", file=sys.stderr)
 
 
+def whiskers(measured, summary_of):
+    """Per record: the median and its distances to the min and the max, for a bar with whiskers (0, 0, 0 where
+    the record has no figure)."""
+    meds, lo, hi = [], [], []
+    for rec in measured:
+        s = summary_of(rec)
+        meds.append(s["median"] if s else 0)
+        lo.append(s["median"] - s["min"] if s else 0)
+        hi.append(s["max"] - s["median"] if s else 0)
+    return meds, lo, hi
+
+
+def redraw(write, json_name, argv):
+    """The report and charts again from the records saved in DIR/json_name (argv: [DIR], default docs/bench),
+    without measuring."""
+    d = argv[0] if argv else "docs/bench"
+    with open(os.path.join(d, json_name)) as f:
+        data = json.load(f)
+    write(d, data["run"], data["peers"])
+
+
 def charts(out, results, run):
     import matplotlib
     matplotlib.use("Agg")
@@ -206,12 +227,7 @@ def charts(out, results, run):
         fig, axes = plt.subplots(1, len(keys), figsize=(3.4 * len(keys) + 2.2, 0.42 * len(names) + 1.8),
                                  sharey=True, squeeze=False)
         for ax, key in zip(axes[0], keys):
-            meds, lo, hi = [], [], []
-            for r in measured:
-                s = stat(r, key)
-                meds.append(s["median"] if s else 0)
-                lo.append(s["median"] - s["min"] if s else 0)
-                hi.append(s["max"] - s["median"] if s else 0)
+            meds, lo, hi = whiskers(measured, lambda r: stat(r, key))
             y = range(len(names))
             ax.barh(y, meds, xerr=[lo, hi], color=colors, capsize=2, error_kw={"elinewidth": 0.8})
             ax.set_title(key.replace("meta:", "metadata "), fontsize=10)
@@ -243,7 +259,4 @@ def charts(out, results, run):
 
 
 if __name__ == "__main__":
-    d = sys.argv[1] if len(sys.argv) > 1 else "docs/bench"
-    with open(os.path.join(d, "results.json")) as f:
-        data = json.load(f)
-    write(d, data["run"], data["peers"])
+    redraw(write, "results.json", sys.argv[1:])

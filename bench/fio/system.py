@@ -143,6 +143,36 @@ class Cleanup:
         self.mounts = []
 
 
+def start_server(cleanup, argv, mnt, log_path, env_extra=None, timeout=120):
+    """Starts a server in its own session and waits until `mnt` is mounted; returns the Popen."""
+    env = dict(os.environ, **(env_extra or {}))
+    logf = open(log_path, "w")
+    proc = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                            start_new_session=True)
+    cleanup.add_proc(proc)
+    cleanup.add_mount(mnt)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if mounted(mnt):
+            return proc
+        if proc.poll() is not None:
+            break
+        time.sleep(0.2)
+    stop_process(proc)
+    with open(log_path) as f:
+        tail = "".join(f.readlines()[-15:])
+    raise RuntimeError(f"did not mount within {timeout}s (exit {proc.poll()}):\n{tail}")
+
+
+def stop_server(proc, mnt):
+    """SIGTERM (each server unmounts on it); anything left mounted is unmounted and reported."""
+    stop_process(proc)
+    if mounted(mnt):
+        unmount(mnt)
+        return "left mounted after SIGTERM: unmounted by the harness"
+    return None
+
+
 def java_major(java):
     """The major version of the `java` binary at `java`, or None."""
     try:

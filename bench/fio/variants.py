@@ -18,14 +18,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jobs  # noqa: E402
-from system import Cleanup, Spinners, cpu_seconds, mounted, run, stop_process  # noqa: E402
+from harness import Commands  # noqa: E402
+from system import Cleanup, Spinners, cpu_seconds, run, start_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-class Cmds:
-    def add(self, key, cmd):
-        pass
 
 
 def parse_variant(text):
@@ -59,7 +55,7 @@ def main(argv):
         f.write("1")
     selected = a.jobs.split(",")
     fio_jobs = [j for j in jobs.JOBS if j.key in selected or (a.awake and j.key == "j1-awake")]
-    cmds = Cmds()
+    cmds = Commands()  # recorded, not printed: the table is the result
     try:
         for v in vs:
             v["mnt"] = os.path.join(work, v["name"], "mnt")
@@ -72,22 +68,13 @@ def main(argv):
             else:
                 argv += [v["mnt"]]
             argv += ["--transport", v["transport"]] + (["-o", v["opts"]] if v["opts"] else [])
-            logf = open(os.path.join(work, v["name"] + ".log"), "w")
-            proc = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)
-            cleanup.add_proc(proc)
-            cleanup.add_mount(v["mnt"])
-            deadline = time.monotonic() + 300
-            while not mounted(v["mnt"]) and time.monotonic() < deadline and proc.poll() is None:
-                time.sleep(0.2)
-            if not mounted(v["mnt"]):
-                sys.exit(f"{v['name']} did not mount: {open(os.path.join(work, v['name'] + '.log')).read()[-800:]}")
+            try:
+                proc = start_server(cleanup, argv, v["mnt"], os.path.join(work, v["name"] + ".log"), timeout=300)
+            except RuntimeError as e:
+                sys.exit(f"{v['name']} {e}")
             v["proc"], v["data"] = proc, os.path.join(v["mnt"], "data")
             os.makedirs(v["data"])
-            for j in jobs.JOBS:
-                if j.key in selected and not j.fresh_file and not j.key.endswith("-awake"):
-                    jobs.layout(j, v["data"], cmds)
-            jobs.warm_up(v["data"], 4, work, cmds)
+            jobs.prepare(v["data"], 4, work, cmds, selected)
             v["res"] = {}
         for j in fio_jobs:
             for k in range(a.reps):
@@ -127,10 +114,7 @@ def main(argv):
                 print(f"idle {v['name']}: {used * 1000:.0f} ms of CPU in {a.idle} s ({used / a.idle * 100:.2f}%)"
                       " (utime+stime of the whole server process: JVM threads included)")
     finally:
-        for v in vs:
-            if v.get("proc"):
-                stop_process(v["proc"])
-        cleanup.undo()
+        cleanup.undo()  # every server (SIGTERM: it unmounts), then whatever is still mounted
         for v in vs:
             shutil.rmtree(v.get("src", "/nonexistent"), ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
