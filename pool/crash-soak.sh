@@ -4,7 +4,7 @@
 # Then (unless BIGDIR=0) a directory of BIGDIR entries (default 1,000,000) through a mount: created, listed,
 # looked up, exported and imported (BigDirectoryTest; `mvn verify` runs it with 20,000).
 # Then (unless MIRROR=0) MIRROR power cuts (default POINTS/20) during mirror scrub repairs and as many during
-# resilvers and replace's config switch (MirrorCrashTest; `mvn verify` runs 12 of each).
+# resilvers and replace's config switch (MirrorCrashTest; `mvn verify` runs 20 of each).
 # Usage: [BIGDIR=N] [MIRROR=N] pool/crash-soak.sh [POINTS] [SEED]      (from the repository root)
 set -euo pipefail
 cd "$(dirname "$0")/.."

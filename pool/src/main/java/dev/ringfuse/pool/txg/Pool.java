@@ -47,8 +47,8 @@ public final class Pool implements AutoCloseable {
     private volatile IOException suspended;
     private boolean closed;
 
-    Pool(BlockIo io, Vdevs vdevs, DatasetDir dir, long txg, BlockPointer mosBp,
-                 BlockPointer spaceLogHead, long spaceLogLength, long nextDatasetId) {
+    Pool(BlockIo io, Vdevs vdevs, DatasetDir dir, long txg, BlockPointer mosBp, BlockPointer spaceLogHead, long spaceLogLength,
+         long nextDatasetId) {
         this.io = io;
         this.vdevs = vdevs;
         this.dir = dir;

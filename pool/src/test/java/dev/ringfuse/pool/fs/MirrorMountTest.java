@@ -120,7 +120,7 @@ class MirrorMountTest {
     }
 
     private void damageHealScrub(PoolAdmin admin, Pool pool, Path mp, Path b, Map<String, byte[]> files) throws Exception {
-        for (int i = 0; i < 48; i++) write(mp, "f" + i, 200_000 + i * 1000, i, files);
+        for (int i = 0; i < 48; i++) write(mp, "f" + i, (1 << 20) + i * 1000, i, files); // 48 MiB: a scrub of ~100 MiB
         for (int i = 0; i < 10; i++) write(mp, "small" + i, 100 + i, 100 + i, files);
 
         // side b's whole data area, [4 MiB, size - 512 KiB): the labels at both ends stay
@@ -149,12 +149,17 @@ class MirrorMountTest {
         Map<String, byte[]> busy = new ConcurrentHashMap<>();
         java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong scrubStart = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+        java.util.concurrent.atomic.AtomicLong scrubEnd = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+        java.util.concurrent.atomic.AtomicInteger during = new java.util.concurrent.atomic.AtomicInteger();
         Thread writer = Thread.ofPlatform().start(() -> {
             try {
                 for (int i = 0; !stop.get(); i++) {
                     write(mp, "busy" + (i % 20), 65_536, 1000 + i, busy);
                     assertArrayEquals(busy.get("busy" + (i % 20)), Files.readAllBytes(mp.resolve("busy" + (i % 20))));
                     writes.incrementAndGet();
+                    long now = System.nanoTime();
+                    if (now > scrubStart.get() && now < scrubEnd.get()) during.incrementAndGet();
                 }
             } catch (Throwable e) {
                 failed.set(e);
@@ -162,13 +167,18 @@ class MirrorMountTest {
         });
         String first;
         try {
+            while (writes.get() < 3 && failed.get() == null) Thread.sleep(5);
+            scrubStart.set(System.nanoTime());
             first = run("scrub", () -> admin.scrub("mm"));
+            scrubEnd.set(System.nanoTime());
         } finally {
             stop.set(true);
             writer.join();
         }
         if (failed.get() != null) throw new AssertionError("the writer beside the scrub failed", failed.get());
-        System.out.println("writes beside the scrub: " + writes.get());
+        System.out.println("writes (64 KiB, fsync, read back) beside the scrub: " + writes.get() + ", completed while it ran: "
+                + during.get());
+        assertTrue(during.get() > 0, "the mount kept serving writes during the scrub");
         assertTrue(first.contains("unrepairable 0") && !first.contains("repaired 0B"), first);
         checkFiles(mp, busy);
         files.putAll(busy);

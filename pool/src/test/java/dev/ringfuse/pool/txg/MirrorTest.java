@@ -54,7 +54,9 @@ class MirrorTest {
             assertTrue(cksum > 0 && healed > 0, "reads met side b's bad copies and rewrote them: " + pool.vdevs().stats(1));
             assertEquals(0, pool.vdevs().stats(0).checksumErrors.get());
 
+            System.out.println("reads after damaging side b: " + pool.vdevs().stats(1));
             Scrub.Report first = Scrub.scrub(pool, null);
+            System.out.println("first scrub: " + first);
             assertEquals(0, first.unrepairable(), first.errors().toString());
             assertTrue(first.repaired() > 0, "the scrub repaired what reads had not met: " + first);
             assertTrue(first.scanned() >= 2 * first.repaired(), "both sides read: " + first);
@@ -92,6 +94,7 @@ class MirrorTest {
                     () -> Replace.replace(pool, 1, new MemoryDevice("tiny", 64L << 20), null));
             assertTrue(small.getMessage().contains("too small"), small.getMessage());
             Scrub.Report r = Replace.replace(pool, 1, c, null);
+            System.out.println("replace: " + r);
             assertEquals(0, r.unrepairable(), r.errors().toString());
             assertTrue(r.copied() > 0);
             assertEquals("ONLINE", pool.vdevs().poolState());
