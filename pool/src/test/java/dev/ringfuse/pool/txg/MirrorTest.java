@@ -121,4 +121,47 @@ class MirrorTest {
             assertTrue(e.getMessage().contains("only a side of a mirror"), e.getMessage());
         }
     }
+
+    /** A side whose reads fail with EIO in a range: served from the other side, counted, and written back. */
+    @Test
+    void readErrorsOnOneSideAreServedFromTheOther() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = new KvWorkload(23);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 300; i++) w.step(ds);
+            w.commit(pool);
+        }
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        BlockDevice flaky = new BlockDevice() {
+            @Override public long size() { return b.size(); }
+            @Override public int alignment() { return b.alignment(); }
+            @Override public String name() { return "flaky"; }
+            @Override public void flush() throws IOException { b.flush(); }
+            @Override public void close() { }
+
+            @Override
+            public void read(long offset, byte[] dst, int off, int len) throws IOException {
+                if (failing.get() && offset >= Layout.ALLOC_START && offset < Layout.ALLOC_START + (2 << 20)) {
+                    throw new IOException("flaky: EIO at " + offset);
+                }
+                b.read(offset, dst, off, len);
+            }
+
+            @Override
+            public void write(long offset, byte[] src, int off, int len) throws IOException {
+                b.write(offset, src, off, len);
+            }
+        };
+        try (Pool pool = Pool.open(List.of(a, flaky))) {
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            var s = pool.vdevs().stats(1);
+            assertTrue(s.readErrors.get() > 0 && s.repairedBytes.get() > 0, s.toString());
+            assertEquals(0, s.checksumErrors.get());
+            failing.set(false); // the sectors were remapped by the rewrite, as a disk does
+            Scrub.Report r = Scrub.scrub(pool, null);
+            assertEquals(0, r.unrepairable(), r.toString());
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+    }
 }
