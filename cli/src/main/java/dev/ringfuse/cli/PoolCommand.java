@@ -14,7 +14,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "pool", mixinStandardHelpOptions = true,
         description = "Storage pools (zpool style). Imported pools are listed in $RINGFUSE_POOLS or ~/.config/ringfuse/pools.",
         subcommands = {PoolCommand.Create.class, PoolCommand.ListPools.class, PoolCommand.Status.class,
-                PoolCommand.Export.class, PoolCommand.Import.class, PoolCommand.Destroy.class, PoolCommand.Verify.class})
+                PoolCommand.Export.class, PoolCommand.Import.class, PoolCommand.Destroy.class, PoolCommand.Verify.class,
+                PoolCommand.Scrub.class, PoolCommand.Replace.class})
 final class PoolCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -28,10 +29,11 @@ final class PoolCommand implements Runnable {
         return new PoolAdmin(PoolRegistry.fromEnvironment(), System.out, System.err);
     }
 
-    @Command(name = "create", description = "Create a pool on image files or block devices.")
+    @Command(name = "create", description = {"Create a pool on image files or block devices.",
+            "Devices form a stripe; 'mirror A B [C]' makes them one mirror (several groups: a stripe of mirrors)."})
     static final class Create implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "NAME") String name;
-        @Parameters(index = "1..*", arity = "1..*", paramLabel = "IMG|DEV") List<Path> devices;
+        @Parameters(index = "1..*", arity = "1..*", paramLabel = "[mirror] IMG|DEV") List<Path> devices;
         @Option(names = "--size", description = "Create missing image files (sparse) of this size, e.g. 10G") String size;
 
         @Override
@@ -107,6 +109,30 @@ final class PoolCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             return admin().verify(name) == 0 ? 0 : 2;
+        }
+    }
+
+    @Command(name = "scrub", description = {"Read every block on every device, check each copy, rewrite bad copies from good ones.",
+            "A mounted pool is scrubbed by the mounting process while it serves. Exit status 2 if a block had no good copy."})
+    static final class Scrub implements Callable<Integer> {
+        @Parameters(paramLabel = "NAME") String name;
+
+        @Override
+        public Integer call() throws Exception {
+            return admin().scrub(name);
+        }
+    }
+
+    @Command(name = "replace", description = {"Resilver NEW into the place of mirror side OLD (missing or present), then swap them.",
+            "OLD is the path pool status lists (or the device's index or guid); a missing NEW image file is created as large as OLD."})
+    static final class Replace implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "NAME") String name;
+        @Parameters(index = "1", paramLabel = "OLD") String old;
+        @Parameters(index = "2", paramLabel = "NEW") Path fresh;
+
+        @Override
+        public Integer call() throws Exception {
+            return admin().replace(name, old, fresh);
         }
     }
 }

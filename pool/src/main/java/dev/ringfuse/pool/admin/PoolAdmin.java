@@ -42,9 +42,25 @@ public final class PoolAdmin {
         return devs;
     }
 
-    /** Opens a registered pool. */
+    /**
+     * Opens a registered pool. A registered device that no longer exists is left out (a mirror then imports
+     * DEGRADED); any other failure to open one (in use by a mount, permissions) fails the open.
+     */
     public Pool open(String name) throws IOException {
-        Pool p = Pool.open(openDevices(registry.devices(name)));
+        List<Path> present = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        for (Path d : registry.devices(name)) {
+            if (Files.exists(d)) present.add(d);
+            else missing.add(d + " does not exist");
+        }
+        if (present.isEmpty()) throw new IOException("pool '" + name + "': no device is there (" + String.join("; ", missing) + ")");
+        Pool p;
+        try {
+            p = Pool.open(openDevices(present));
+        } catch (IOException e) {
+            if (missing.isEmpty()) throw e;
+            throw new IOException(e.getMessage() + " (" + String.join("; ", missing) + ")", e);
+        }
         if (!p.name().equals(name)) {
             p.close();
             throw new IOException("devices registered for '" + name + "' hold pool '" + p.name() + "'");
@@ -52,8 +68,38 @@ public final class PoolAdmin {
         return p;
     }
 
-    public void create(String name, List<Path> images, Long size) throws IOException {
+    /**
+     * Creates a pool: {@code spec} lists devices (a stripe) or groups {@code mirror DEV DEV [DEV...]} (each a
+     * mirror; several make a stripe of mirrors), as zpool create does.
+     */
+    public void create(String name, List<Path> spec, Long size) throws IOException {
         Label.checkName(name);
+        List<Path> images = new ArrayList<>();
+        List<Integer> vdevs = new ArrayList<>();
+        int k = 0, group = -1, groupSize = 0;
+        boolean mirrors = false, singles = false;
+        for (Path p : spec) {
+            if (p.toString().equals("mirror")) {
+                if (group >= 0 && groupSize < 2) throw new IllegalArgumentException("a mirror needs at least 2 devices");
+                group = k++;
+                groupSize = 0;
+                mirrors = true;
+                continue;
+            }
+            images.add(p);
+            if (group >= 0) {
+                vdevs.add(group);
+                groupSize++;
+            } else {
+                vdevs.add(k++);
+                singles = true;
+            }
+        }
+        if (group >= 0 && groupSize < 2) throw new IllegalArgumentException("a mirror needs at least 2 devices");
+        if (mirrors && singles) {
+            throw new IllegalArgumentException("devices before the first 'mirror' would have no redundancy: put every device in a mirror");
+        }
+        if (images.isEmpty()) throw new IllegalArgumentException("no devices given");
         if (registry.load().containsKey(name)) throw new IOException("pool '" + name + "' already exists");
         for (Path img : images) {
             if (!Files.exists(img)) {
@@ -63,9 +109,10 @@ public final class PoolAdmin {
                 }
             }
         }
-        try (Pool p = Pool.create(name, openDevices(images))) {
+        try (Pool p = Pool.create(name, openDevices(images), vdevs)) {
             registry.put(name, images.stream().map(Path::toAbsolutePath).toList());
-            out.printf("created pool '%s' on %d device(s), %s%n", name, images.size(), human(p.io().allocator().capacity()));
+            out.printf("created pool '%s' on %d device(s)%s, %s%n", name, images.size(), mirrors ? " (" + k + " mirror(s))" : "",
+                    human(p.io().allocator().capacity()));
         }
     }
 
@@ -76,27 +123,55 @@ public final class PoolAdmin {
                 var a = p.io().allocator();
                 long used = a.capacity() - a.freeBytes();
                 out.printf("%-16s %10s %10s %10s %4d%%  %s%n", name, human(a.capacity()), human(used), human(a.freeBytes()),
-                        used * 100 / Math.max(1, a.capacity()), "ONLINE");
+                        used * 100 / Math.max(1, a.capacity()), p.vdevs().poolState());
             } catch (IOException e) {
                 out.printf("%-16s %10s %10s %10s %5s  UNAVAIL (%s)%n", name, "-", "-", "-", "-", e.getMessage());
             }
         }
     }
 
+    /** `pool status`: asked of the process that has the pool mounted (it has the live counters), else here. */
     public void status(String name) throws IOException {
-        List<Path> paths = registry.devices(name);
-        StatusFile last = StatusFile.of(registry, name);
+        if (PoolControl.send(registry, name, List.of("pool-status", name), out, err) >= 0) return;
         try (Pool p = open(name)) {
-            out.printf("  pool: %s%n state: ONLINE%n  guid: %016x%n   txg: %d%n", name, p.guid(), p.txg());
-            out.printf("verify: %s%n%n", last.describe());
-            out.printf("  %-40s %-8s %6s %6s %6s%n", "DEVICE", "STATE", "READ", "WRITE", "CKSUM");
-            for (int i = 0; i < paths.size(); i++) {
-                DeviceStats s = p.io().stats(i);
-                long[] saved = last.counts(i);
-                out.printf("  %-40s %-8s %6d %6d %6d%n", paths.get(i), s.faulted ? "FAULTED" : "ONLINE",
-                        s.readErrors.get() + saved[0], s.writeErrors.get() + saved[1], s.checksumErrors.get() + saved[2]);
-            }
+            HealthAdmin.status(registry, p, out);
         }
+    }
+
+    /** `pool scrub`: done by the process that has the pool mounted, else here; 0 when nothing was lost. */
+    public int scrub(String name) throws IOException {
+        int rc = PoolControl.send(registry, name, List.of("pool-scrub", name), out, err);
+        if (rc >= 0) return rc;
+        try (Pool p = open(name)) {
+            return HealthAdmin.scrub(registry, p, out, localBars());
+        }
+    }
+
+    /** `pool replace NAME OLD NEW`: resilvers NEW into OLD's place (OLD may be missing). */
+    public int replace(String name, String old, Path fresh) throws IOException {
+        List<String> args = List.of("pool-replace", name, old, fresh.toAbsolutePath().toString());
+        int rc = PoolControl.send(registry, name, args, out, err);
+        if (rc >= 0) return rc;
+        try (Pool p = open(name)) {
+            return HealthAdmin.replace(registry, p, old, fresh, out, localBars());
+        }
+    }
+
+    private HealthAdmin.Bars localBars() {
+        return new HealthAdmin.Bars() {
+            private Progress bar;
+
+            @Override
+            public java.util.function.LongConsumer start(long total) {
+                bar = new Progress(err, total);
+                return bar::update;
+            }
+
+            @Override
+            public void done() {
+                if (bar != null) bar.done();
+            }
+        };
     }
 
     public void export(String name) throws IOException {
@@ -112,11 +187,24 @@ public final class PoolAdmin {
         try {
             if (!p.name().equals(name)) throw new IOException("the devices hold pool '" + p.name() + "', not '" + name + "'");
             p.activate();
-            registry.put(name, devices.stream().map(Path::toAbsolutePath).toList());
+            registry.put(name, inLeafOrder(p));
             out.printf("imported pool '%s' (txg %d, %d dataset(s))%n", name, p.txg(), p.datasets().size());
         } finally {
             p.close();
         }
+    }
+
+    /**
+     * The pool's device paths by device index, as the registry keeps them (status and replace name devices by
+     * them); a device missing at import is listed as {@code /missing/GUID} (never there, so opens skip it).
+     */
+    static List<Path> inLeafOrder(Pool p) {
+        List<Path> out = new ArrayList<>();
+        for (int i = 0; i < p.vdevs().leafCount(); i++) {
+            BlockDevice d = p.vdevs().leaf(i);
+            out.add(d != null ? Path.of(d.name()).toAbsolutePath() : Path.of("/missing/" + Long.toHexString(p.deviceGuids().get(i))));
+        }
+        return out;
     }
 
     /** The devices in {@code dir} (files and block devices) whose labels name pool {@code name}. */
@@ -157,9 +245,9 @@ public final class PoolAdmin {
             out.printf("verified pool '%s': %d blocks, %s in %.1f s (%s/s), %d dataset(s), %d error(s)%n", name,
                     r.blocks(), human(r.bytes()), secs, human((long) (r.bytes() / Math.max(secs, 1e-3))), r.datasets(), r.errors().size());
             for (String e : r.errors()) out.println("  " + e);
-            long[][] counts = new long[p.io().deviceCount()][3];
+            long[][] counts = new long[p.vdevs().leafCount()][3];
             for (int i = 0; i < counts.length; i++) {
-                DeviceStats s = p.io().stats(i);
+                DeviceStats s = p.vdevs().stats(i);
                 counts[i] = new long[] {s.readErrors.get(), s.writeErrors.get(), s.checksumErrors.get()};
             }
             StatusFile.save(registry, name, r.errors().size(), r.blocks(), counts);

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 
-/** The outcome of the last `pool verify` (time, errors, per-device counts), kept next to the registry. */
+/** The outcome of the last `pool verify` (time, errors, per-device counts) and of the last scrub, kept next to the registry. */
 final class StatusFile {
     private final String line;
     private final long[][] counts;
@@ -40,6 +40,21 @@ final class StatusFile {
 
     long[] counts(int device) {
         return device < counts.length ? counts[device] : new long[3];
+    }
+
+    /** The last scrub's summary line ("never scrubbed" before the first). */
+    static String scrubLine(PoolRegistry r, String pool) {
+        try {
+            return Files.readString(path(r, pool).resolveSibling(pool + ".scrub")).strip();
+        } catch (IOException e) {
+            return "never scrubbed";
+        }
+    }
+
+    static void saveScrub(PoolRegistry r, String pool, String line) throws IOException {
+        Path p = path(r, pool).resolveSibling(pool + ".scrub");
+        Files.createDirectories(p.getParent());
+        Files.writeString(p, line + "\n");
     }
 
     static void save(PoolRegistry r, String pool, int errors, long blocks, long[][] counts) throws IOException {

@@ -4,7 +4,10 @@ package dev.ringfuse.pool.format;
 public final class Layout {
     private Layout() {}
 
-    public static final int VERSION = 1;
+    /** Highest format version this code reads (DESIGN.md, "Config block"): 1 stripe pools, 2 pools with mirrors. */
+    public static final int VERSION = 2;
+    /** The version a stripe pool's config block (and every uberblock) is written with: unchanged since version 1. */
+    public static final int STRIPE_VERSION = 1;
     public static final int SECTOR = 4096;
     public static final long LABEL_SIZE = 256 * 1024;
     public static final int UBERBLOCK_SLOTS = 32;
@@ -13,6 +16,8 @@ public final class Layout {
     public static final long ALLOC_START = 4L * 1024 * 1024;
     public static final long MIN_DEVICE = 64L * 1024 * 1024;
     public static final int MAX_DEVICES = 64;
+    /** Most sides of one mirror. */
+    public static final int MAX_MIRROR = 8;
 
     /** Usable size of a device of {@code size} bytes. */
     public static long usable(long size) {

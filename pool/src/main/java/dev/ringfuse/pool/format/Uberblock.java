@@ -9,7 +9,7 @@ public record Uberblock(long txg, long poolGuid, long timestampMs, long guidSum,
     public byte[] encode() {
         ByteBuffer b = SelfChecked.allocate();
         b.putLong(0, MAGIC);
-        b.putInt(8, Layout.VERSION);
+        b.putInt(8, Layout.STRIPE_VERSION); // the uberblock's layout did not change with mirrors
         b.putLong(16, txg);
         b.putLong(24, poolGuid);
         b.putLong(32, timestampMs);

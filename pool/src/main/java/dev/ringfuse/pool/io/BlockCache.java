@@ -61,6 +61,12 @@ public final class BlockCache {
         return map.containsKey(Id.of(bp));
     }
 
+    /** Drops every cached block (tests that must read from the devices, e.g. after damaging a mirror side). */
+    public synchronized void clear() {
+        map.clear();
+        bytes = 0;
+    }
+
     public synchronized long hits() { return hits; }
     public synchronized long misses() { return misses; }
     public synchronized long bytes() { return bytes; }

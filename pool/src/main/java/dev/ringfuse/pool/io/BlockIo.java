@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * queued and submitted together by {@link #submit()} (all in flight at once, per device). Blocks queued or
  * in flight are readable from memory until they completed (a commit's I/O runs while the next txg reads).
  * File blocks read are kept in a {@link BlockCache}; {@link #prefetch} starts reads ahead of a sequential
- * reader, several in flight.
+ * reader, several in flight. A top-level device may be a {@link MirrorDevice}: reads then verify side by side
+ * and heal bad sides; a bad ditto copy is rewritten from a good one ({@link Healing}).
  */
 public final class BlockIo {
     private static final int S = Layout.SECTOR;
@@ -179,7 +180,7 @@ public final class BlockIo {
     }
 
     /** The logical bytes of {@code raw} (the first copy) if its checksum matches, else null. */
-    private static byte[] decodeIfValid(BlockPointer bp, byte[] raw) {
+    static byte[] decodeIfValid(BlockPointer bp, byte[] raw) {
         if (bp.psize() > raw.length || !bp.checksumType().matches(bp.checksum(), raw, 0, bp.psize())) return null;
         if (bp.compression() == Compression.OFF) return raw.length == bp.lsize() ? raw : java.util.Arrays.copyOf(raw, bp.lsize());
         try {
@@ -203,24 +204,37 @@ public final class BlockIo {
         List<String> out = new ArrayList<>(bps.size());
         for (int i = 0; i < bps.size(); i++) {
             BlockPointer bp = bps.get(i);
-            int dev = Math.min(bp.dvas()[0].device(), devices.length - 1);
+            Dva d = bp.dvas()[0];
+            int dev = Math.min(d.device(), devices.length - 1);
+            String why;
+            boolean readFailed = false;
             try {
                 byte[] raw = reads.get(i).get(60, TimeUnit.SECONDS);
-                if (decodeIfValid(bp, raw) == null) {
-                    stats[dev].checksumErrors.incrementAndGet();
-                    out.add("checksum mismatch");
-                } else {
-                    out.add(null);
-                }
+                why = decodeIfValid(bp, raw) == null ? "checksum mismatch" : null;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                out.add("interrupted");
+                why = "interrupted";
             } catch (Exception e) {
-                stats[dev].readErrors.incrementAndGet();
-                out.add(e.getCause() != null ? e.getCause().getMessage() : e.toString());
+                readFailed = true;
+                why = e.getCause() != null ? e.getCause().getMessage() : e.toString();
             }
+            if (why != null && devices[dev] instanceof MirrorDevice m && d.device() == dev) {
+                // one side's copy is bad: the block is fine if another side has it (and that side heals this one)
+                if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), allocator.isAllocated(d)) != null) why = null;
+                else why = "no side of the mirror holds a good copy (" + why + ")";
+            } else if (why != null && readFailed) {
+                stats[dev].readErrors.incrementAndGet();
+            } else if (why != null && !why.equals("interrupted")) {
+                stats[dev].checksumErrors.incrementAndGet();
+            }
+            out.add(why);
         }
         return out;
+    }
+
+    /** True when {@code raw} holds {@code bp}'s stored bytes (its checksum matches). */
+    static boolean matches(BlockPointer bp, byte[] raw) {
+        return bp.psize() <= raw.length && bp.checksumType().matches(bp.checksum(), raw, 0, bp.psize());
     }
 
     /** Reads and verifies from the devices (or blocks still being written), never from the cache: `pool verify`. */
@@ -228,8 +242,13 @@ public final class BlockIo {
         return readCopies(bp);
     }
 
+    /**
+     * Tries each copy (and each side of a mirror) until one matches the checksum; copies that failed before it
+     * are rewritten with the good bytes (self-healing; DESIGN.md, "Mirrors").
+     */
     private byte[] readCopies(BlockPointer bp) throws IOException {
         IOException last = null;
+        List<Dva> bad = null;
         for (Dva d : bp.dvas()) {
             if (d.isEmpty()) continue;
             if (d.device() >= devices.length) {
@@ -238,6 +257,15 @@ public final class BlockIo {
             }
             byte[] raw = pending.get(place(d.device(), d.offset()));
             if (raw != null && raw.length < d.asize()) raw = null;
+            if (raw == null && devices[d.device()] instanceof MirrorDevice m) {
+                raw = m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), allocator.isAllocated(d));
+                if (raw == null) {
+                    last = new ChecksumException("no side of " + m.name() + " holds a good copy of the " + bp.type()
+                            + " block at " + d.offset());
+                    bad = Healing.add(bad, d);
+                    continue;
+                }
+            }
             try {
                 if (raw == null) {
                     raw = new byte[(int) d.asize()];
@@ -246,14 +274,17 @@ public final class BlockIo {
             } catch (IOException e) {
                 stats[d.device()].readErrors.incrementAndGet();
                 last = e;
+                bad = Healing.add(bad, d);
                 continue;
             }
-            if (bp.psize() > raw.length || !bp.checksumType().matches(bp.checksum(), raw, 0, bp.psize())) {
+            if (!matches(bp, raw)) {
                 stats[d.device()].checksumErrors.incrementAndGet();
                 last = new ChecksumException("checksum mismatch in " + bp.type() + " block at "
                         + devices[d.device()].name() + ":" + d.offset());
+                bad = Healing.add(bad, d);
                 continue;
             }
+            if (bad != null) Healing.rewrite(this, bad, raw);
             if (bp.compression() == Compression.OFF) {
                 // a pending array is shared as is: nobody changes a block once it is queued
                 return raw.length == bp.lsize() ? raw : java.util.Arrays.copyOf(raw, bp.lsize());

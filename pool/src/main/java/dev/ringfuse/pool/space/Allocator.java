@@ -22,6 +22,9 @@ public final class Allocator {
     /** Frees of the txg whose I/O is in flight (between {@link #beginCommit} and {@link #committed}). */
     private List<Extent> committing;
     private int nextDevice;
+    /** Scrubs and resilvers running: while above zero, released frees wait in {@link #held}. */
+    private int holds;
+    private final List<Extent> held = new ArrayList<>();
 
     public Allocator(SpaceMap[] maps) {
         this.maps = maps;
@@ -114,9 +117,33 @@ public final class Allocator {
     /** Called once txg t's uberblock is durable: frees of t-1 become allocatable; t's wait for t+1. */
     public synchronized void committed() {
         if (committing == null) beginCommit();
-        for (Extent e : deferred) maps[e.device()].add(e.offset(), e.length());
+        if (holds > 0) held.addAll(deferred);
+        else for (Extent e : deferred) maps[e.device()].add(e.offset(), e.length());
         deferred = committing;
         committing = null;
+    }
+
+    /**
+     * Keeps every place freed from now on out of reuse until {@link #release}: a scrub or resilver walks a
+     * committed tree without the pool lock, and the blocks of that tree must keep their bytes (and may be
+     * rewritten with them) until the walk ends, even if the live datasets free them meanwhile. Frees are
+     * recorded in the space log as usual: only their reuse waits (in memory).
+     */
+    public synchronized void hold() {
+        holds++;
+    }
+
+    /** Ends one {@link #hold}; the last one makes the held places allocatable. */
+    public synchronized void release() {
+        if (holds == 0) throw new IllegalStateException("release without hold");
+        if (--holds > 0) return;
+        for (Extent e : held) maps[e.device()].add(e.offset(), e.length());
+        held.clear();
+    }
+
+    /** True when every byte of {@code d}'s place is allocated (or held): a block may live there. */
+    public synchronized boolean isAllocated(Dva d) {
+        return d.device() < maps.length && maps[d.device()].isAllocated(d.offset(), d.asize());
     }
 
     /** After a failed commit (the pool is suspended): nothing more is released. */
@@ -134,6 +161,7 @@ public final class Allocator {
         for (int i = 0; i < maps.length; i++) view[i] = maps[i].copy();
         for (Extent e : deferred) view[e.device()].add(e.offset(), e.length());
         for (Extent e : freed) view[e.device()].add(e.offset(), e.length());
+        for (Extent e : held) view[e.device()].add(e.offset(), e.length());
         return view;
     }
 
@@ -150,6 +178,7 @@ public final class Allocator {
         long n = 0;
         for (Extent e : deferred) n += e.length();
         for (Extent e : freed) n += e.length();
+        for (Extent e : held) n += e.length();
         if (committing != null) for (Extent e : committing) n += e.length();
         return n;
     }

@@ -328,6 +328,27 @@ public final class BTree {
         for (Node.Child c : n.children) scanExcept(io, treeId, c.bp, skip, v);
     }
 
+    /** Gives a whole-pool walk each node's verified bytes; null skips the node's subtree (seen, or unreadable). */
+    public interface NodeSource {
+        byte[] read(BlockPointer bp) throws IOException;
+    }
+
+    /**
+     * Walks the committed tree under {@code rootBp} without keeping it in memory (scrub, resilver): each node's
+     * bytes come from {@code nodes}, each leaf entry goes to {@code leaves}.
+     */
+    public static void walk(long treeId, BlockPointer rootBp, NodeSource nodes, Visitor leaves) throws IOException {
+        if (rootBp.isHole()) return;
+        byte[] b = nodes.read(rootBp);
+        if (b == null) return;
+        Node n = Node.decode(b, treeId, rootBp.level());
+        if (n.leaf()) {
+            for (int i = 0; i < n.size(); i++) if (!leaves.visit(n.keys.get(i), n.values.get(i))) return;
+            return;
+        }
+        for (Node.Child c : n.children) walk(treeId, c.bp, nodes, leaves);
+    }
+
     /** Verification: walks every node from the root, checking order and bounds; counts nodes via {@code onNode}. */
     public void verify(java.util.function.Consumer<BlockPointer> onNode, Visitor leaves) throws IOException {
         verify(root, null, null, onNode, leaves);

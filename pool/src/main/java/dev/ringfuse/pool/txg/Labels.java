@@ -40,38 +40,63 @@ final class Labels {
         return best;
     }
 
-    /** Writes {@code labels[i]} on device i in two phases (L0+L2, flush, L1+L3, flush). */
-    static void write(BlockIo io, List<Label> labels) throws IOException {
+    /**
+     * Writes {@code labels[i]} on leaf i in two phases (L0+L2, flush, L1+L3, flush). Missing and faulted leaves
+     * are skipped; a mirror side that fails is faulted (its vdev goes on with the others).
+     */
+    static void write(Vdevs v, List<Label> labels) throws IOException {
         for (int[] phase : new int[][] {{0, 2}, {1, 3}}) {
             for (int d = 0; d < labels.size(); d++) {
+                if (!v.writable(d)) continue;
                 byte[] b = labels.get(d).encode();
                 long usable = labels.get(d).usableSize();
-                for (int l : phase) io.writeRaw(d, Layout.labelOffset(l, usable), b);
+                try {
+                    for (int l : phase) v.leaf(d).write(Layout.labelOffset(l, usable), b, 0, b.length);
+                } catch (IOException e) {
+                    v.leafFailed(d, e);
+                }
             }
-            io.flush();
+            flush(v);
         }
     }
 
-    /** Writes uberblock {@code ub} into its slot of every label of every device, then flushes. */
-    static void writeUberblock(BlockIo io, List<Label> labels, Uberblock ub) throws IOException {
+    private static void flush(Vdevs v) throws IOException {
+        for (int d = 0; d < v.leafCount(); d++) {
+            if (!v.writable(d)) continue;
+            try {
+                v.leaf(d).flush();
+            } catch (IOException e) {
+                v.leafFailed(d, e);
+            }
+        }
+    }
+
+    /** Writes uberblock {@code ub} into its slot of every label of every working leaf, then flushes. */
+    static void writeUberblock(Vdevs v, List<Label> labels, Uberblock ub) throws IOException {
         byte[] b = ub.encode();
         for (int d = 0; d < labels.size(); d++) {
+            if (!v.writable(d)) continue;
             List<BlockDevice.Write> ws = new ArrayList<>();
             for (int l = 0; l < 4; l++) ws.add(new BlockDevice.Write(Layout.uberblockOffset(l, labels.get(d).usableSize(), ub.txg()), b));
-            io.device(d).writeAll(ws);
+            try {
+                v.leaf(d).writeAll(ws);
+            } catch (IOException e) {
+                v.leafFailed(d, e);
+            }
         }
-        io.flush();
+        flush(v);
     }
 
-    /** Every valid uberblock of this pool on every device, newest first. */
-    static List<Uberblock> uberblocks(BlockIo io, List<Label> labels, long poolGuid, long guidSum) {
+    /** Every valid uberblock of this pool on every present leaf, newest first. */
+    static List<Uberblock> uberblocks(Vdevs v, List<Label> labels, long poolGuid, long guidSum) {
         List<Uberblock> out = new ArrayList<>();
         for (int d = 0; d < labels.size(); d++) {
+            if (v.leaf(d) == null) continue;
             long usable = labels.get(d).usableSize();
             for (int l = 0; l < 4; l++) {
-                byte[] ring;
+                byte[] ring = new byte[Layout.UBERBLOCK_SLOTS * Layout.SECTOR];
                 try {
-                    ring = io.readRaw(d, Layout.labelOffset(l, usable) + Layout.RING_OFFSET, Layout.UBERBLOCK_SLOTS * Layout.SECTOR);
+                    v.leaf(d).read(Layout.labelOffset(l, usable) + Layout.RING_OFFSET, ring, 0, ring.length);
                 } catch (IOException e) {
                     continue;
                 }

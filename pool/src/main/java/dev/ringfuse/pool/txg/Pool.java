@@ -4,7 +4,6 @@ import dev.ringfuse.pool.format.BlockPointer;
 import dev.ringfuse.pool.format.BlockType;
 import dev.ringfuse.pool.format.DatasetHead;
 import dev.ringfuse.pool.format.Dva;
-import dev.ringfuse.pool.format.FormatException;
 import dev.ringfuse.pool.format.Label;
 import dev.ringfuse.pool.format.Layout;
 import dev.ringfuse.pool.format.MosBlock;
@@ -12,9 +11,7 @@ import dev.ringfuse.pool.format.Uberblock;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.BlockIo;
 import dev.ringfuse.pool.io.NoSpaceException;
-import dev.ringfuse.pool.space.Allocator;
 import dev.ringfuse.pool.space.SpaceLog;
-import dev.ringfuse.pool.space.SpaceMap;
 import dev.ringfuse.pool.tree.BTree;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -36,8 +33,7 @@ public final class Pool implements AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     private final ReentrantLock commitLock = new ReentrantLock();
     private final BlockIo io;
-    private final List<BlockDevice> devices;
-    private List<Label> labels;
+    private final Vdevs vdevs;
     private final DatasetDir dir;
     private final Map<Long, Dataset> open = new HashMap<>();
     private volatile long txg;
@@ -46,14 +42,15 @@ public final class Pool implements AutoCloseable {
     private long spaceLogLength;
     private long nextDatasetId;
     private volatile boolean changed;
+    /** Set while a scrub or resilver runs (one at a time). */
+    final java.util.concurrent.atomic.AtomicReference<String> maintenance = new java.util.concurrent.atomic.AtomicReference<>();
     private volatile IOException suspended;
     private boolean closed;
 
-    private Pool(BlockIo io, List<BlockDevice> devices, List<Label> labels, DatasetDir dir, long txg, BlockPointer mosBp,
-                 BlockPointer spaceLogHead, long spaceLogLength, long nextDatasetId) {
+    Pool(BlockIo io, Vdevs vdevs, DatasetDir dir, long txg, BlockPointer mosBp, BlockPointer spaceLogHead, long spaceLogLength,
+         long nextDatasetId) {
         this.io = io;
-        this.devices = devices;
-        this.labels = labels;
+        this.vdevs = vdevs;
         this.dir = dir;
         this.txg = txg;
         this.mosBp = mosBp;
@@ -62,14 +59,16 @@ public final class Pool implements AutoCloseable {
         this.nextDatasetId = nextDatasetId;
     }
 
-    private static Allocator allocatorFor(List<Label> labels) {
-        SpaceMap[] maps = new SpaceMap[labels.size()];
-        for (int i = 0; i < maps.length; i++) maps[i] = new SpaceMap(Layout.ALLOC_START, Layout.allocEnd(labels.get(i).usableSize()));
-        return new Allocator(maps);
+    /** Creates a stripe pool named {@code name} on {@code devices} (their contents are overwritten) with its root dataset. */
+    public static Pool create(String name, List<BlockDevice> devices) throws IOException {
+        return create(name, devices, Label.stripe(devices.size()));
     }
 
-    /** Creates a pool named {@code name} on {@code devices} (their contents are overwritten) with its root dataset. */
-    public static Pool create(String name, List<BlockDevice> devices) throws IOException {
+    /**
+     * Creates a pool whose device i belongs to top-level vdev {@code vdevs.get(i)}: devices sharing a vdev are
+     * the sides of a mirror (DESIGN.md, "Config block").
+     */
+    public static Pool create(String name, List<BlockDevice> devices, List<Integer> vdevTable) throws IOException {
         Label.checkName(name);
         if (devices.isEmpty() || devices.size() > Layout.MAX_DEVICES) throw new IllegalArgumentException("1 to 64 devices");
         SecureRandom rnd = new SecureRandom();
@@ -84,93 +83,38 @@ public final class Pool implements AutoCloseable {
         long now = System.currentTimeMillis();
         List<Label> labels = new ArrayList<>();
         for (int i = 0; i < devices.size(); i++) {
-            labels.add(new Label(Label.ACTIVE, poolGuid, entries.get(i).guid(), 0, now, entries.get(i).usableSize(), i, entries, name));
+            labels.add(new Label(Label.ACTIVE, poolGuid, entries.get(i).guid(), 0, now, entries.get(i).usableSize(), i, entries, name,
+                    vdevTable));
         }
-        BlockIo io = new BlockIo(devices.toArray(BlockDevice[]::new), allocatorFor(labels));
         // wipe old uberblock rings so that nothing of a previous pool on these devices can be imported
         byte[] zero = new byte[Layout.UBERBLOCK_SLOTS * Layout.SECTOR];
         for (int d = 0; d < devices.size(); d++) {
-            for (int l = 0; l < 4; l++) io.writeRaw(d, Layout.labelOffset(l, labels.get(d).usableSize()) + Layout.RING_OFFSET, zero);
+            for (int l = 0; l < 4; l++) devices.get(d).write(Layout.labelOffset(l, labels.get(d).usableSize()) + Layout.RING_OFFSET, zero, 0, zero.length);
         }
+        Vdevs vdevs = Vdevs.of(labels, devices.toArray(BlockDevice[]::new));
+        BlockIo io = new BlockIo(vdevs.top(), vdevs.newAllocator());
+        vdevs.attach(io);
         DatasetDir dir = new DatasetDir(new BTree(io, 0, BlockPointer.HOLE));
-        Pool p = new Pool(io, devices, labels, dir, 0, BlockPointer.HOLE, BlockPointer.HOLE, 0, ROOT_DATASET + 1);
+        Pool p = new Pool(io, vdevs, dir, 0, BlockPointer.HOLE, BlockPointer.HOLE, 0, ROOT_DATASET + 1);
         dir.putHead(ROOT_DATASET, new DatasetHead(DatasetHead.FILESYSTEM, 0, 0, 0, 0, 1, now, BlockPointer.HOLE, 0, 0, name));
         p.changed = true;
         p.commit();
-        Labels.write(io, labels);
+        Labels.write(vdevs, labels);
         return p;
     }
 
-    private static long nonZero(SecureRandom r) {
+    static long nonZero(SecureRandom r) {
         long v;
         do v = r.nextLong(); while (v == 0);
         return v;
     }
 
     /**
-     * Imports the pool on {@code devices} (any order); clear errors for foreign, damaged or incomplete sets.
-     * On failure the devices are closed.
+     * Imports the pool on {@code devices} (any order); clear errors for foreign, damaged or incomplete sets. A
+     * mirror with a side missing imports DEGRADED. On failure the devices are closed.
      */
     public static Pool open(List<BlockDevice> devices) throws IOException {
-        try {
-            return openOrThrow(devices);
-        } catch (IOException | RuntimeException e) {
-            for (BlockDevice d : devices) {
-                try {
-                    d.close();
-                } catch (IOException ignored) {
-                    // the import error is what matters
-                }
-            }
-            throw e;
-        }
-    }
-
-    private static Pool openOrThrow(List<BlockDevice> devices) throws IOException {
-        if (devices.isEmpty()) throw new IOException("no devices given");
-        Label[] byIndex = null;
-        Label first = null;
-        BlockDevice[] ordered = null;
-        for (BlockDevice d : devices) {
-            Label l = Labels.read(d);
-            if (l.state() == Label.DESTROYED) throw new FormatException(d.name() + ": pool '" + l.poolName() + "' was destroyed");
-            if (first == null) {
-                first = l;
-                byIndex = new Label[l.devices().size()];
-                ordered = new BlockDevice[l.devices().size()];
-            } else if (l.poolGuid() != first.poolGuid()) {
-                throw new FormatException(d.name() + " belongs to pool '" + l.poolName() + "', not '" + first.poolName() + "'");
-            }
-            if (l.devices().get(l.deviceIndex()).guid() != l.deviceGuid()) throw new FormatException(d.name() + ": label inconsistent");
-            byIndex[l.deviceIndex()] = l;
-            ordered[l.deviceIndex()] = d;
-        }
-        for (int i = 0; i < byIndex.length; i++) {
-            if (byIndex[i] == null) {
-                throw new FormatException("pool '" + first.poolName() + "' has " + byIndex.length + " devices; device " + i
-                        + " (guid " + Long.toHexString(first.devices().get(i).guid()) + ") is missing");
-            }
-        }
-        List<Label> labels = List.of(byIndex);
-        Allocator alloc = allocatorFor(labels);
-        BlockIo io = new BlockIo(ordered, alloc);
-        List<Uberblock> ubs = Labels.uberblocks(io, labels, first.poolGuid(), first.guidSum());
-        if (ubs.isEmpty()) throw new FormatException("pool '" + first.poolName() + "': no valid uberblock");
-        IOException why = null;
-        for (Uberblock ub : ubs.subList(0, Math.min(2, ubs.size()))) {
-            try {
-                MosBlock mos = Labels.mos(io, ub);
-                Allocator fresh = allocatorFor(labels);
-                BlockIo fio = new BlockIo(ordered, fresh);
-                long len = SpaceLog.replay(fio, mos.spaceLog(), fresh);
-                DatasetDir dir = new DatasetDir(new BTree(fio, 0, mos.directoryRoot()));
-                if (dir.head(ROOT_DATASET) == null) throw new FormatException("dataset directory has no root dataset");
-                return new Pool(fio, List.of(ordered), labels, dir, ub.txg(), ub.mos(), mos.spaceLog(), len, mos.nextDatasetId());
-            } catch (IOException e) {
-                if (why == null) why = e;
-            }
-        }
-        throw new FormatException("pool '" + first.poolName() + "': newest transaction groups unreadable: " + why.getMessage());
+        return PoolImport.open(devices);
     }
 
     /** The newest valid label of a device (what `pool import` scans for), or a FormatException. */
@@ -179,10 +123,13 @@ public final class Pool implements AutoCloseable {
     }
 
     public ReentrantLock lock() { return lock; }
-    public String name() { return labels.getFirst().poolName(); }
-    public long guid() { return labels.getFirst().poolGuid(); }
+    public String name() { return vdevs.config().poolName(); }
+    public long guid() { return vdevs.config().poolGuid(); }
     public BlockIo io() { return io; }
-    public List<BlockDevice> devices() { return devices; }
+    /** The devices present, by device index (missing ones left out). */
+    public List<BlockDevice> devices() { return vdevs.present(); }
+    /** Leaves, top-level vdevs, states and counters. */
+    public Vdevs vdevs() { return vdevs; }
     public long txg() { return txg; }
     public DatasetDir directory() { return dir; }
     public IOException suspended() { return suspended; }
@@ -276,7 +223,7 @@ public final class Pool implements AutoCloseable {
                 BlockPointer newMos = io.writeAt(mosDvas, BlockType.MOS, mos.encode(), t);
                 io.allocator().beginCommit();
                 changed = false;
-                ub = new Uberblock(t, guid(), System.currentTimeMillis(), labels.getFirst().guidSum(), newMos);
+                ub = new Uberblock(t, guid(), System.currentTimeMillis(), vdevs.config().guidSum(), newMos);
             } catch (IOException | RuntimeException e) {
                 fail(e);
                 commitLock.unlock();
@@ -288,7 +235,7 @@ public final class Pool implements AutoCloseable {
         try {
             io.submit();
             io.flush();
-            Labels.writeUberblock(io, labels, ub);
+            Labels.writeUberblock(vdevs, vdevs.labels(), ub);
             mosBp = ub.mos();
             spaceLogHead = log;
             spaceLogLength = newLength;
@@ -467,9 +414,9 @@ public final class Pool implements AutoCloseable {
         try {
             commit();
             List<Label> next = new ArrayList<>();
-            for (Label l : labels) next.add(l.withState(destroy ? Label.DESTROYED : Label.EXPORTED, txg));
-            Labels.write(io, next);
-            labels = next;
+            for (Label l : vdevs.labels()) next.add(l.withState(destroy ? Label.DESTROYED : Label.EXPORTED, txg));
+            Labels.write(vdevs, next);
+            vdevs.labels(next);
             closeDevices();
         } finally {
             lock.unlock();
@@ -482,27 +429,31 @@ public final class Pool implements AutoCloseable {
         try {
             checkUsable();
             List<Label> next = new ArrayList<>();
-            for (Label l : labels) next.add(l.withState(Label.ACTIVE, txg));
-            Labels.write(io, next);
-            labels = next;
+            for (Label l : vdevs.labels()) next.add(l.withState(Label.ACTIVE, txg));
+            Labels.write(vdevs, next);
+            vdevs.labels(next);
         } finally {
             lock.unlock();
         }
     }
 
     /** Label state of the pool as found at import (ACTIVE, EXPORTED). */
-    public int labelState() { return labels.getFirst().state(); }
+    public int labelState() { return vdevs.config().state(); }
 
     /** Device guids in index order. */
     public List<Long> deviceGuids() {
         List<Long> out = new ArrayList<>();
-        for (Label.DeviceEntry d : labels.getFirst().devices()) out.add(d.guid());
+        for (Label.DeviceEntry d : vdevs.config().devices()) out.add(d.guid());
         return out;
     }
 
     private void closeDevices() {
         closed = true;
-        for (BlockDevice d : devices) {
+        List<BlockDevice> all = new ArrayList<>(vdevs.present());
+        for (BlockDevice t : vdevs.top()) {
+            if (t instanceof dev.ringfuse.pool.io.MirrorDevice m && m.target() != null) all.add(m.detachTarget());
+        }
+        for (BlockDevice d : all) {
             try {
                 d.close();
             } catch (IOException e) {

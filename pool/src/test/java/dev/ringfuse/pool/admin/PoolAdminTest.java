@@ -54,4 +54,45 @@ class PoolAdminTest {
         IOException gone = assertThrows(IOException.class, () -> a.importPool("tank", List.of(i1, i2)));
         assertTrue(gone.getMessage().contains("destroyed"), gone.getMessage());
     }
+
+    /** `pool create NAME mirror A B`, status, scrub and replace of an unmounted pool, and the create errors. */
+    @Test
+    void mirrorCommands() throws Exception {
+        ByteArrayOutputStream bout = new ByteArrayOutputStream(), berr = new ByteArrayOutputStream();
+        PoolRegistry reg = new PoolRegistry(tmp.resolve("pools"));
+        PoolAdmin a = new PoolAdmin(reg, new PrintStream(bout, true), new PrintStream(berr, true));
+        Path m = Path.of("mirror"), i1 = tmp.resolve("1.img"), i2 = tmp.resolve("2.img"), i3 = tmp.resolve("3.img");
+        IllegalArgumentException one = assertThrows(IllegalArgumentException.class, () -> a.create("x", List.of(m, i1), 64L << 20));
+        assertTrue(one.getMessage().contains("at least 2"), one.getMessage());
+        IllegalArgumentException mixed = assertThrows(IllegalArgumentException.class,
+                () -> a.create("x", List.of(i3, m, i1, i2), 64L << 20));
+        assertTrue(mixed.getMessage().contains("redundancy"), mixed.getMessage());
+        a.create("mir", List.of(m, i1, i2), 96L << 20);
+        assertTrue(bout.toString().contains("1 mirror(s)"), bout.toString());
+        a.fsCreate("mir/d", Map.of());
+        a.status("mir");
+        String st = bout.toString();
+        assertTrue(st.contains("mirror-0") && st.contains("state: ONLINE") && st.contains("never scrubbed"), st);
+        assertEquals(0, a.scrub("mir"));
+        assertTrue(berr.toString().contains("100%"), "progress bar");
+        bout.reset();
+        a.status("mir");
+        assertTrue(bout.toString().contains("scan: scrub repaired 0B"), bout.toString());
+
+        Files.delete(i2);
+        bout.reset();
+        a.status("mir");
+        assertTrue(bout.toString().contains("state: DEGRADED") && bout.toString().contains("UNAVAIL"), bout.toString());
+        IOException notMember = assertThrows(IOException.class, () -> a.replace("mir", tmp.resolve("nope.img").toString(), i3));
+        assertTrue(notMember.getMessage().contains("not a device"), notMember.getMessage());
+        assertEquals(0, a.replace("mir", i2.toString(), i3));
+        assertEquals(List.of(i1.toAbsolutePath(), i3.toAbsolutePath()), reg.devices("mir"));
+        bout.reset();
+        a.status("mir");
+        assertTrue(bout.toString().contains("state: ONLINE") && bout.toString().contains(i3.toAbsolutePath().toString()), bout.toString());
+        assertEquals(0, a.verify("mir"));
+        a.export("mir");
+        a.importPool("mir", a.scan("mir", tmp));
+        assertEquals(List.of(i1.toAbsolutePath(), i3.toAbsolutePath()), reg.devices("mir"));
+    }
 }

@@ -81,12 +81,48 @@ class FormatCodecTest {
         assertTrue(e.getMessage().contains("checksum"), e.getMessage());
         byte[] newer = label().encode();
         ByteBuffer bb = ByteBuffer.wrap(newer).order(ByteOrder.LITTLE_ENDIAN);
-        bb.putInt(8, 2);
+        bb.putInt(8, 3);
         bb.putLong(4088, Integer.toUnsignedLong(Checksum.crc32c(newer, 0, 4088)));
         e = assertThrows(FormatException.class, () -> Label.decode(newer));
-        assertEquals("pool format version 2 is newer than this ringfuse supports (1); upgrade ringfuse", e.getMessage());
+        assertEquals("pool format version 3 is newer than this ringfuse supports (2); upgrade ringfuse", e.getMessage());
         e = assertThrows(FormatException.class, () -> Label.decode(new byte[4096]));
         assertTrue(e.getMessage().contains("not a ringfuse pool"), e.getMessage());
+    }
+
+    /** A stripe pool's label is exactly what format version 1 wrote: version 1, zeros where the layout goes. */
+    @Test
+    void stripeLabelStaysVersionOne() throws Exception {
+        byte[] b = label().encode();
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(1, bb.getInt(8));
+        assertArrayEquals(new byte[4088 - 1152], java.util.Arrays.copyOfRange(b, 1152, 4088));
+        assertTrue(Label.decode(b).isStripe());
+        assertEquals(List.of(0, 1), Label.decode(b).vdevs());
+    }
+
+    @Test
+    void mirrorLabelBytes() throws Exception {
+        List<Label.DeviceEntry> devs = List.of(new Label.DeviceEntry(0x1111L, 64L << 20), new Label.DeviceEntry(0x2222L, 64L << 20),
+                new Label.DeviceEntry(0x3333L, 64L << 20), new Label.DeviceEntry(0x4444L, 64L << 20));
+        Label m = new Label(Label.ACTIVE, 0x0102030405060708L, 0x3333L, 7, 1000, 64L << 20, 2, devs, "tank", List.of(0, 0, 1, 1));
+        byte[] b = m.encode();
+        ByteBuffer bb = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(2, bb.getInt(8), "a pool with mirrors is format version 2: version-1 readers refuse it");
+        assertEquals(1, bb.getInt(1152), "layout: grouped");
+        assertEquals(2, bb.getInt(1156), "two top-level vdevs");
+        assertEquals("00000101", HEX.formatHex(b, 1160, 1164));
+        assertArrayEquals(new byte[4088 - 1164], java.util.Arrays.copyOfRange(b, 1164, 4088));
+        Label back = Label.decode(b);
+        assertEquals(m, back);
+        assertEquals(List.of(2, 3), back.sidesOf(1));
+        assertEquals(2, back.vdevCount());
+        // a version-1 label with a layout set, or a version-2 label without, is damaged
+        bb.putInt(8, 1);
+        bb.putLong(4088, Integer.toUnsignedLong(Checksum.crc32c(b, 0, 4088)));
+        FormatException e = assertThrows(FormatException.class, () -> Label.decode(b));
+        assertTrue(e.getMessage().contains("layout"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new Label(Label.ACTIVE, 1, 0x1111L, 0, 0, 64L << 20, 0, devs, "t",
+                List.of(0, 0, 2, 2)));
     }
 
     @Test

@@ -137,6 +137,12 @@ class ImageFilePoolTest {
             assertTrue(pool.io().stats(0).checksumErrors.get() >= bad);
             PoolVerifier.Report r = PoolVerifier.verify(pool, null);
             assertTrue(!r.clean() && r.errors().stream().allMatch(s -> s.contains("checksum")), r.errors().toString());
+            // a scrub of a single device: bad ditto copies of metadata are rewritten, lost file blocks reported
+            Scrub.Report s = Scrub.scrub(pool, null);
+            assertTrue(s.unrepairable() >= bad && s.errors().stream().allMatch(e -> e.contains("no good copy")), s.toString());
+            Scrub.Report again = Scrub.scrub(pool, null);
+            assertEquals(0, again.repaired(), again.toString());
+            assertEquals(s.unrepairable(), again.unrepairable());
         }
     }
 

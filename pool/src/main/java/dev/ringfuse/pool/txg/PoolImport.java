@@ -1,0 +1,144 @@
+package dev.ringfuse.pool.txg;
+
+import dev.ringfuse.pool.format.FormatException;
+import dev.ringfuse.pool.format.Label;
+import dev.ringfuse.pool.format.MosBlock;
+import dev.ringfuse.pool.format.Uberblock;
+import dev.ringfuse.pool.io.BlockDevice;
+import dev.ringfuse.pool.io.BlockIo;
+import dev.ringfuse.pool.space.Allocator;
+import dev.ringfuse.pool.space.SpaceLog;
+import dev.ringfuse.pool.tree.BTree;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Import (DESIGN.md, "Import"): read every device's label, take the newest config the devices carry (a
+ * replace rewrites labels, and a crash can leave leaves with the old and the new one), place each device by
+ * its guid in that config's device list, accept a mirror with sides missing (DEGRADED) but not a stripe device
+ * or a whole mirror missing, then the newest uberblock whose guid sum matches that config and whose MOS block
+ * verifies. If the newest config has no such uberblock (a replace cut before its first commit), the previous
+ * config is tried. Devices the chosen config does not list are closed and ignored (a replaced device).
+ */
+final class PoolImport {
+    private PoolImport() {}
+
+    static Pool open(List<BlockDevice> devices) throws IOException {
+        try {
+            return openOrThrow(devices);
+        } catch (IOException | RuntimeException e) {
+            for (BlockDevice d : devices) {
+                try {
+                    d.close();
+                } catch (IOException ignored) {
+                    // the import error is what matters
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static Pool openOrThrow(List<BlockDevice> devices) throws IOException {
+        if (devices.isEmpty()) throw new IOException("no devices given");
+        Map<BlockDevice, Label> found = new IdentityHashMap<>();
+        IOException unreadable = null;
+        Label first = null;
+        for (BlockDevice d : devices) {
+            Label l;
+            try {
+                l = Labels.read(d);
+            } catch (IOException e) {
+                if (unreadable == null) unreadable = e;
+                continue; // no label or unreadable: a mirror can do without it; a stripe reports the device missing below
+            }
+            if (l.state() == Label.DESTROYED) throw new FormatException(d.name() + ": pool '" + l.poolName() + "' was destroyed");
+            if (first == null) first = l;
+            else if (l.poolGuid() != first.poolGuid()) {
+                throw new FormatException(d.name() + " belongs to pool '" + l.poolName() + "', not '" + first.poolName() + "'");
+            }
+            if (l.devices().get(l.deviceIndex()).guid() != l.deviceGuid()) throw new FormatException(d.name() + ": label inconsistent");
+            found.put(d, l);
+        }
+        if (first == null) throw unreadable;
+        List<Label> configs = new ArrayList<>();
+        for (Label l : found.values()) if (configs.stream().noneMatch(c -> c.sameConfig(l))) configs.add(l);
+        configs.sort(Comparator.comparingLong(Label::txg).reversed());
+        IOException why = null;
+        for (Label config : configs) {
+            try {
+                return openWith(config, devices, found);
+            } catch (IOException e) {
+                if (why == null) why = e; // the newest config's reason is the one to report
+            }
+        }
+        throw why;
+    }
+
+    private static Pool openWith(Label config, List<BlockDevice> devices, Map<BlockDevice, Label> found) throws IOException {
+        int n = config.devices().size();
+        BlockDevice[] leaves = new BlockDevice[n];
+        boolean stale = false;
+        for (BlockDevice d : devices) {
+            Label l = found.get(d);
+            if (l == null) continue;
+            for (int i = 0; i < n; i++) {
+                if (config.devices().get(i).guid() != l.deviceGuid()) continue;
+                if (leaves[i] != null) throw new FormatException(d.name() + " and " + leaves[i].name() + " are the same device of the pool");
+                leaves[i] = d;
+                if (!l.sameConfig(config)) stale = true;
+            }
+        }
+        for (int v = 0; v < config.vdevCount(); v++) {
+            List<Integer> sides = config.sidesOf(v);
+            if (sides.stream().anyMatch(i -> leaves[i] != null)) continue;
+            int i = sides.getFirst();
+            throw new FormatException("pool '" + config.poolName() + "' has " + n + " devices; device " + i + " (guid "
+                    + Long.toHexString(config.devices().get(i).guid()) + ") is missing"
+                    + (sides.size() > 1 ? " with every other side of its mirror" : ""));
+        }
+        List<Label> labels = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) labels.add(config.forDevice(i));
+        Vdevs vdevs = Vdevs.of(labels, leaves);
+        BlockIo probe = new BlockIo(vdevs.top(), vdevs.newAllocator());
+        vdevs.attach(probe);
+        List<Uberblock> ubs = Labels.uberblocks(vdevs, labels, config.poolGuid(), config.guidSum());
+        if (ubs.isEmpty()) throw new FormatException("pool '" + config.poolName() + "': no valid uberblock");
+        IOException why = null;
+        for (Uberblock ub : ubs.subList(0, Math.min(2, ubs.size()))) {
+            try {
+                MosBlock mos = Labels.mos(probe, ub);
+                Allocator fresh = vdevs.newAllocator();
+                BlockIo io = new BlockIo(vdevs.top(), fresh);
+                vdevs.attach(io);
+                long len = SpaceLog.replay(io, mos.spaceLog(), fresh);
+                DatasetDir dir = new DatasetDir(new BTree(io, 0, mos.directoryRoot()));
+                if (dir.head(Pool.ROOT_DATASET) == null) throw new FormatException("dataset directory has no root dataset");
+                Pool p = new Pool(io, vdevs, dir, ub.txg(), ub.mos(), mos.spaceLog(), len, mos.nextDatasetId());
+                closeOthers(devices, leaves);
+                if (stale) Labels.write(vdevs, labels); // leaves a replace left with the old config catch up
+                return p;
+            } catch (IOException e) {
+                if (why == null) why = e;
+            }
+        }
+        throw new FormatException("pool '" + config.poolName() + "': newest transaction groups unreadable: " + why.getMessage());
+    }
+
+    /** Closes the devices given that the config does not list (a replaced device, a label-less one). */
+    private static void closeOthers(List<BlockDevice> devices, BlockDevice[] leaves) {
+        for (BlockDevice d : devices) {
+            boolean member = false;
+            for (BlockDevice l : leaves) member |= l == d;
+            if (member) continue;
+            try {
+                d.close();
+            } catch (IOException ignored) {
+                // not part of the pool
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package dev.ringfuse.pool.txg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ringfuse.pool.format.Layout;
+import dev.ringfuse.pool.io.BlockDevice;
+import dev.ringfuse.pool.io.MemoryDevice;
+import dev.ringfuse.pool.io.MirrorDevice;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Mirrors on memory devices: reads heal a damaged side, scrub repairs what reads did not meet and a second
+ * scrub finds nothing, a missing side imports DEGRADED and keeps serving, replace resilvers a new device that
+ * then holds everything on its own, and a replaced device is no longer taken for a member.
+ */
+@Timeout(180)
+class MirrorTest {
+    static final long SIZE = 96L << 20;
+
+    /** Overwrites [from, to) of {@code d} with random bytes (what a failing disk or a stray dd does). */
+    static void scribble(BlockDevice d, long from, long to, long seed) throws IOException {
+        Random r = new Random(seed);
+        byte[] junk = new byte[1 << 20];
+        for (long at = from; at < to; at += junk.length) {
+            r.nextBytes(junk);
+            d.write(at, junk, 0, (int) Math.min(junk.length, to - at));
+        }
+    }
+
+    @Test
+    void readsHealScrubRepairsAndASecondScrubFindsNothing() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = new KvWorkload(21);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            assertTrue(pool.io().device(0) instanceof MirrorDevice);
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 800; i++) w.step(ds);
+            w.commit(pool);
+        }
+        // side b's whole data area (labels at [0, 512K) and the last 512 KiB stay): every block's copy on b is bad
+        scribble(b, Layout.ALLOC_START, Layout.allocEnd(SIZE), 5);
+        try (Pool pool = Pool.open(List.of(b, a))) {
+            assertEquals("ONLINE", pool.vdevs().poolState());
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            long cksum = pool.vdevs().stats(1).checksumErrors.get();
+            long healed = pool.vdevs().stats(1).repairedBytes.get();
+            assertTrue(cksum > 0 && healed > 0, "reads met side b's bad copies and rewrote them: " + pool.vdevs().stats(1));
+            assertEquals(0, pool.vdevs().stats(0).checksumErrors.get());
+
+            System.out.println("reads after damaging side b: " + pool.vdevs().stats(1));
+            Scrub.Report first = Scrub.scrub(pool, null);
+            System.out.println("first scrub: " + first);
+            assertEquals(0, first.unrepairable(), first.errors().toString());
+            assertTrue(first.repaired() > 0, "the scrub repaired what reads had not met: " + first);
+            assertTrue(first.scanned() >= 2 * first.repaired(), "both sides read: " + first);
+            Scrub.Report second = Scrub.scrub(pool, null);
+            assertEquals(0, second.repaired(), second.toString());
+            assertEquals(0, second.unrepairable());
+            assertEquals(first.blocks(), second.blocks());
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+        // side b alone now holds everything
+        try (Pool pool = Pool.open(List.of(b))) {
+            assertEquals("DEGRADED", pool.vdevs().poolState());
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            assertEquals(0, pool.vdevs().stats(1).checksumErrors.get());
+        }
+    }
+
+    @Test
+    void missingSideServesDegradedAndReplaceResilvers() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE), c = new MemoryDevice("c", SIZE + (8 << 20));
+        KvWorkload w = new KvWorkload(22);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 400; i++) w.step(ds);
+            w.commit(pool);
+            Snapshots.create(pool, "m/d@one"); // snapshot blocks are resilvered too
+        }
+        try (Pool pool = Pool.open(List.of(a))) {
+            assertEquals("DEGRADED", pool.vdevs().poolState());
+            assertEquals("UNAVAIL", pool.vdevs().state(1));
+            Dataset ds = pool.dataset("m/d");
+            for (int i = 0; i < 400; i++) w.step(ds);
+            w.commit(pool); // writes go on to the remaining side
+            IOException small = assertThrows(IOException.class,
+                    () -> Replace.replace(pool, 1, new MemoryDevice("tiny", 64L << 20), null));
+            assertTrue(small.getMessage().contains("too small"), small.getMessage());
+            Scrub.Report r = Replace.replace(pool, 1, c, null);
+            System.out.println("replace: " + r);
+            assertEquals(0, r.unrepairable(), r.errors().toString());
+            assertTrue(r.copied() > 0);
+            assertEquals("ONLINE", pool.vdevs().poolState());
+            for (int i = 0; i < 100; i++) w.step(ds); // written to both sides after the switch
+            w.commit(pool);
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+        // the new device alone holds every block (the surviving side is gone too)
+        try (Pool pool = Pool.open(List.of(c))) {
+            assertEquals("DEGRADED", pool.vdevs().poolState());
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+            Scrub.Report r = Scrub.scrub(pool, null);
+            assertEquals(0, r.unrepairable() + r.repaired(), r.toString());
+        }
+        // the replaced device b comes back: it is not a member any more and is ignored
+        try (Pool pool = Pool.open(List.of(b, a, c))) {
+            assertEquals("ONLINE", pool.vdevs().poolState());
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+        }
+        // a stripe device has no other side: replace refuses
+        try (Pool pool = Pool.create("s", List.of(new MemoryDevice("s", SIZE)))) {
+            IOException e = assertThrows(IOException.class, () -> Replace.replace(pool, 0, new MemoryDevice("t", SIZE), null));
+            assertTrue(e.getMessage().contains("only a side of a mirror"), e.getMessage());
+        }
+    }
+
+    /** A side whose reads fail with EIO in a range: served from the other side, counted, and written back. */
+    @Test
+    void readErrorsOnOneSideAreServedFromTheOther() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = new KvWorkload(23);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 300; i++) w.step(ds);
+            w.commit(pool);
+        }
+        java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        BlockDevice flaky = new BlockDevice() {
+            @Override public long size() { return b.size(); }
+            @Override public int alignment() { return b.alignment(); }
+            @Override public String name() { return "flaky"; }
+            @Override public void flush() throws IOException { b.flush(); }
+            @Override public void close() { }
+
+            @Override
+            public void read(long offset, byte[] dst, int off, int len) throws IOException {
+                if (failing.get() && offset >= Layout.ALLOC_START && offset < Layout.ALLOC_START + (2 << 20)) {
+                    throw new IOException("flaky: EIO at " + offset);
+                }
+                b.read(offset, dst, off, len);
+            }
+
+            @Override
+            public void write(long offset, byte[] src, int off, int len) throws IOException {
+                b.write(offset, src, off, len);
+            }
+        };
+        try (Pool pool = Pool.open(List.of(a, flaky))) {
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            var s = pool.vdevs().stats(1);
+            assertTrue(s.readErrors.get() > 0 && s.repairedBytes.get() > 0, s.toString());
+            assertEquals(0, s.checksumErrors.get());
+            failing.set(false); // the sectors were remapped by the rewrite, as a disk does
+            Scrub.Report r = Scrub.scrub(pool, null);
+            assertEquals(0, r.unrepairable(), r.toString());
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+    }
+}
