@@ -152,7 +152,7 @@ public final class SpaceAdmin {
             } else {
                 for (String n : names) props.add(check(n));
             }
-            out.printf("%-32s %-12s %-10s %s%n", "NAME", "PROPERTY", "VALUE", "SOURCE");
+            out.printf("%-32s %-18s %-10s %s%n", "NAME", "PROPERTY", "VALUE", "SOURCE");
             for (String prop : props) {
                 String val;
                 String src;
@@ -163,7 +163,7 @@ public final class SpaceAdmin {
                     val = Properties.SIZES.contains(prop) ? v.get(prop) : d.property(prop);
                     src = local.containsKey(prop) ? "local" : Properties.SIZES.contains(prop) || val.equals(Properties.DEFAULTS.get(prop)) ? "default" : "inherited";
                 }
-                out.printf("%-32s %-12s %-10s %s%n", full, prop, val, src);
+                out.printf("%-32s %-18s %-10s %s%n", full, prop, val, src);
             }
         } finally {
             p.lock().unlock();
