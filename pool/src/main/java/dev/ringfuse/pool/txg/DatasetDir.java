@@ -30,6 +30,11 @@ public final class DatasetDir {
 
     long structureVersion() { return structureVersion; }
 
+    /** Counts head changes: {@link DatasetSpace} caches the counters of datasets that are not open until it moves. */
+    private long headVersion;
+
+    long headVersion() { return headVersion; }
+
     BTree tree() { return tree; }
 
     public DatasetHead head(long id) throws IOException {
@@ -38,6 +43,7 @@ public final class DatasetDir {
     }
 
     void putHead(long id, DatasetHead h) throws IOException {
+        headVersion++;
         tree.put(new Key(id, HEAD, 0), h.encode());
     }
 
@@ -174,6 +180,7 @@ public final class DatasetDir {
 
     void removeAll(long id) throws IOException {
         structureVersion++;
+        headVersion++;
         List<Key> keys = new ArrayList<>();
         tree.scan(Key.first(id, 0), Key.first(id + 1, 0), (k, v) -> keys.add(k));
         for (Key k : keys) tree.delete(k);

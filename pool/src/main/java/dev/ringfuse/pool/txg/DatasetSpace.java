@@ -80,9 +80,24 @@ public final class DatasetSpace {
         builtAt = dir.structureVersion();
     }
 
+    /** Counters of datasets that are not open, as their heads hold them (valid while no head changes). */
+    private final Map<Long, DatasetHead.Space> closed = new HashMap<>();
+    private long closedAt = -1;
+
     private DatasetHead.Space spaceOf(long id) throws IOException {
         Dataset d = pool.openDataset(id);
-        return d != null ? d.space : pool.directory().head(id).space();
+        if (d != null) return d.space;
+        DatasetDir dir = pool.directory();
+        if (closedAt != dir.headVersion()) {
+            closed.clear();
+            closedAt = dir.headVersion();
+        }
+        DatasetHead.Space s = closed.get(id);
+        if (s == null) {
+            s = dir.head(id).space();
+            closed.put(id, s);
+        }
+        return s;
     }
 
     private long pending(long id) {

@@ -185,9 +185,21 @@ public class SpaceAccountingTest {
         assertTrue(tooBig.getMessage().contains("cannot reserve"), tooBig.getMessage());
         assertThrows(IllegalArgumentException.class, () -> pool.setProperty("q/a", "reservation", "64M"), "above a's quota");
 
-        // none and 0 clear; quota and reservation are not inherited
+        // none and 0 clear; quota and reservation are not inherited, but a parent's quota bounds its children
         Dataset child = pool.createDataset("q/a/kid", Map.of());
         assertEquals("none", child.property("quota"));
+        pool.lock().lock();
+        try {
+            assertThrows(QuotaException.class, () -> child.checkSpace(32L << 20), "the parent's quota binds the child");
+            child.checkSpace(1L << 20);
+            // the pool side: b's unused reservation is not the root's to take
+            long rootRoom = pool.space().usage(pool.lookup("q")).available();
+            Dataset top = pool.dataset("q");
+            assertThrows(NoSpaceException.class, () -> top.checkSpace(rootRoom + 4096));
+            top.checkSpace(rootRoom);
+        } finally {
+            pool.lock().unlock();
+        }
         pool.setProperty("q/b", "reservation", "none");
         pool.setProperty("q/a", "quota", "0");
         assertEquals(0, pool.space().usage(a.id()).quota());
