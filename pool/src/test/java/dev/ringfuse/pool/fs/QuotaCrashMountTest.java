@@ -61,9 +61,9 @@ class QuotaCrashMountTest {
         CrashDevice dev = new CrashDevice(new MemoryDevice("m", 128L << 20));
         Pool pool = Pool.create("qc", List.<BlockDevice>of(dev));
         pool.createDataset("qc/d", Map.of("compression", rnd.nextBoolean() ? "lz4" : "off", "recordsize", "16K"));
-        pool.setProperty("qc/d", "quota", "3M");
+        pool.setProperty("qc/d", "quota", "1536K"); // well below what the workload keeps (about 20 files of 150 KB)
         pool.commit();
-        Set<String> quotas = new HashSet<>(Set.of(Long.toString(3L << 20)));
+        Set<String> quotas = new HashSet<>(Set.of(Long.toString(1536L << 10)));
         dev.cutAtWrite(40 + rnd.nextInt(800)); // often after the first commits, so that EDQUOT is met before the cut
         Path mp = MountedFsKit.newMountpoint("pool-quota-crash");
         int[] hits = {0};
@@ -86,7 +86,7 @@ class QuotaCrashMountTest {
                                 c.force(true);
                             }
                         } else {
-                            String q = Long.toString((2L << 20) + rnd.nextInt(4 << 20) / 4096 * 4096L);
+                            String q = Long.toString((1L << 20) + rnd.nextInt(2 << 20) / 4096 * 4096L);
                             try {
                                 pool.setProperty("qc/d", "quota", q); // what `fs set` does: set, commit
                                 quotas.add(q);
