@@ -47,37 +47,47 @@ final class FsCommand implements Runnable {
         }
     }
 
-    @Command(name = "list", description = "Datasets with used space and compression ratio.")
+    @Command(name = "list", description = "Datasets with USED AVAIL REFER RATIO (zfs list); -o picks columns.")
     static final class ListFs implements Callable<Integer> {
-        @Parameters(arity = "0..1", paramLabel = "POOL") String pool;
+        @Parameters(arity = "0..1", paramLabel = "POOL|POOL/NAME") String pool;
+        @Option(names = "-o", paramLabel = "COL[,...]", description = "name, used, avail, refer, ratio, usedsnap, usedds, "
+                + "usedchild, lrefer, quota, reservation, compression, checksum, recordsize, atime") String columns;
+        @Option(names = "-p", description = "Exact bytes (parsable)") boolean parsable;
 
         @Override
         public Integer call() throws Exception {
-            PoolCommand.admin().fsList(pool);
+            List<String> cols = columns == null ? dev.ringfuse.pool.admin.SpaceAdmin.DEFAULT_COLUMNS : List.of(columns.split(","));
+            PoolCommand.admin().fsList(pool, cols, parsable);
             return 0;
         }
     }
 
-    @Command(name = "set", description = "Set properties (they apply to new writes).")
+    @Command(name = "set", description = "Set properties: compression etc. apply to new writes; quota=SIZE|none, reservation=SIZE|none.")
     static final class Set implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "PROP=VALUE[,...]") String assignment;
-        @Parameters(index = "1", paramLabel = "POOL/NAME") String name;
+        @Parameters(index = "0", paramLabel = "PROP=VALUE[,...] | POOL/NAME") String first;
+        @Parameters(index = "1", paramLabel = "POOL/NAME | PROP=VALUE[,...]") String second;
 
         @Override
         public Integer call() throws Exception {
-            PoolCommand.admin().fsSet(name, props(List.of(assignment)));
+            // zfs's order (assignment first) or the dataset first: the assignment is the one with '='
+            boolean assignmentFirst = first.contains("=");
+            PoolCommand.admin().fsSet(assignmentFirst ? second : first, props(List.of(assignmentFirst ? first : second)));
             return 0;
         }
     }
 
-    @Command(name = "get", description = "Show properties (all, or the ones named).")
+    @Command(name = "get", description = "Show properties and space figures (all, or the ones named).")
     static final class Get implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "PROP[,...]|all") String props;
-        @Parameters(index = "1", paramLabel = "POOL/NAME") String name;
+        @Parameters(index = "0", paramLabel = "PROP[,...]|all | POOL/NAME") String first;
+        @Parameters(index = "1", paramLabel = "POOL/NAME | PROP[,...]|all") String second;
+        @Option(names = "-p", description = "Exact bytes (parsable)") boolean parsable;
 
         @Override
         public Integer call() throws Exception {
-            PoolCommand.admin().fsGet(name, List.of(props.split(",")));
+            // zfs's order (properties first) or the dataset first
+            boolean propsFirst = dev.ringfuse.pool.admin.SpaceAdmin.isPropertyList(first);
+            String props = propsFirst ? first : second;
+            PoolCommand.admin().fsGet(propsFirst ? second : first, List.of(props.split(",")), parsable);
             return 0;
         }
     }

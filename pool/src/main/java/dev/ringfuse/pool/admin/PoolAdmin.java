@@ -4,10 +4,8 @@ import dev.ringfuse.pool.format.Label;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.DeviceStats;
 import dev.ringfuse.pool.io.UringBlockDevice;
-import dev.ringfuse.pool.txg.Dataset;
 import dev.ringfuse.pool.txg.Pool;
 import dev.ringfuse.pool.txg.PoolVerifier;
-import dev.ringfuse.pool.txg.Properties;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -270,39 +268,42 @@ public final class PoolAdmin {
         }
     }
 
-    public void fsList(String poolName) throws IOException {
-        List<String> pools = poolName == null ? new ArrayList<>(registry.load().keySet()) : List.of(poolOf(poolName));
-        out.printf("%-32s %10s %10s %8s %-6s%n", "NAME", "USED", "LOGICAL", "RATIO", "COMPRESS");
+    public void fsList(String target) throws IOException {
+        fsList(target, SpaceAdmin.DEFAULT_COLUMNS, false);
+    }
+
+    /**
+     * `fs list [-o COLUMNS] [-p] [POOL|POOL/DS]`: one line per dataset (a dataset's descendants with it);
+     * {@code parsable} prints exact bytes. A pool mounted by another process answers through its control socket.
+     */
+    public void fsList(String target, List<String> columns, boolean parsable) throws IOException {
+        List<String> pools = target == null ? new ArrayList<>(registry.load().keySet()) : List.of(poolOf(target));
+        out.println(SpaceAdmin.header(columns));
         for (String pn : pools) {
-            try (Pool p = open(pn)) {
-                for (String ds : p.datasets()) {
-                    Dataset d = p.dataset(ds);
-                    double ratio = d.physicalBytes() == 0 ? 1.0 : (double) d.logicalBytes() / d.physicalBytes();
-                    out.printf(Locale.ROOT, "%-32s %10s %10s %7.2fx %-6s%n", ds, human(d.physicalBytes()), human(d.logicalBytes()),
-                            ratio, d.property("compression"));
-                }
-            }
+            fsCommand(pn, List.of("fs-list", target == null ? "-" : target, String.join(",", columns), parsable ? "p" : "-"));
         }
     }
 
+    /** Sets properties of a dataset in one commit (through the mounting process when the pool is in use). */
     public void fsSet(String full, Map<String, String> props) throws IOException {
-        try (Pool p = open(poolOf(full))) {
-            for (var e : props.entrySet()) p.setProperty(full, e.getKey(), e.getValue());
-            p.commit();
-        }
+        List<String> args = new ArrayList<>(List.of("fs-set", full));
+        for (var e : props.entrySet()) args.add(e.getKey() + "=" + e.getValue());
+        fsCommand(poolOf(full), args);
     }
 
     public void fsGet(String full, List<String> names) throws IOException {
-        try (Pool p = open(poolOf(full))) {
-            Dataset d = p.dataset(full);
-            Map<String, String> local = p.localProperties(full);
-            out.printf("%-32s %-12s %-10s %s%n", "NAME", "PROPERTY", "VALUE", "SOURCE");
-            List<String> props = names.isEmpty() || names.contains("all") ? new ArrayList<>(new java.util.TreeSet<>(Properties.DEFAULTS.keySet())) : names;
-            for (String prop : props) {
-                String v = d.property(prop);
-                String src = local.containsKey(prop) ? "local" : v.equals(Properties.DEFAULTS.get(prop)) ? "default" : "inherited";
-                out.printf("%-32s %-12s %-10s %s%n", full, prop, v, src);
-            }
+        fsGet(full, names, false);
+    }
+
+    /** `fs get [-p] PROP[,...]|all NAME`: properties and space figures (exact bytes with {@code parsable}). */
+    public void fsGet(String full, List<String> names, boolean parsable) throws IOException {
+        fsCommand(poolOf(full), List.of("fs-get", full, String.join(",", names), parsable ? "p" : "-"));
+    }
+
+    private void fsCommand(String pool, List<String> args) throws IOException {
+        if (PoolControl.send(registry, pool, args, out) >= 0) return;
+        try (Pool p = open(pool)) {
+            SpaceAdmin.execute(p, args, out);
         }
     }
 

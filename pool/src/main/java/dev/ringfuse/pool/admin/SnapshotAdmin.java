@@ -73,6 +73,9 @@ public final class SnapshotAdmin {
                 String o = Snapshots.origin(p, args.get(1));
                 out.println(o == null ? "-" : o);
             }
+            case "fs-list", "fs-get", "fs-set" -> {
+                return SpaceAdmin.execute(p, args, out);
+            }
             default -> throw new IllegalArgumentException("unknown snapshot command '" + args.getFirst() + "'");
         }
         return 0;

@@ -2,7 +2,8 @@
  * Administration behind the zpool/zfs-style commands: the registry of imported pools
  * ({@link dev.ringfuse.pool.admin.PoolRegistry}), the operations themselves
  * ({@link dev.ringfuse.pool.admin.PoolAdmin}; status, scrub and replace in {@code HealthAdmin}, snapshots in
- * {@link dev.ringfuse.pool.admin.SnapshotAdmin}) and the control socket through which a mounted pool's process
+ * {@link dev.ringfuse.pool.admin.SnapshotAdmin}, dataset properties and space figures in
+ * {@link dev.ringfuse.pool.admin.SpaceAdmin}) and the control socket through which a mounted pool's process
  * runs them ({@link dev.ringfuse.pool.admin.PoolControl}), kept free of any command-line library.
  */
 package dev.ringfuse.pool.admin;

@@ -123,7 +123,7 @@ final class FileData {
         if (off + len < 0 || off + len > (1L << 50)) throw new FuseException(Errno.EFBIG);
         int bs = blocksize(n);
         long needed = (long) ((len + bs - 1) / bs + 1) * bs;
-        if (ds.pool().io().allocator().availableBytes() < dirtyBytes + needed) throw new FuseException(Errno.ENOSPC);
+        checkSpace(n, needed); // ENOSPC, or EDQUOT past a quota
         int done = 0;
         while (done < len) {
             long pos = off + done;
@@ -134,6 +134,31 @@ final class FileData {
             done += k;
         }
         if (off + len > n.size) n.size = off + len;
+    }
+
+    /**
+     * Fails unless the dataset has room for {@code bytes} more (quota, reservation, pool). The check may commit
+     * the txg to count exactly, which rewrites this file's dirty blocks: {@code n}, read before, then takes
+     * its allocated size from the tree so that the caller's later put keeps it right.
+     */
+    private void checkSpace(Inode n, long bytes) throws IOException {
+        long txg = ds.pool().txg();
+        ds.checkSpace(bytes);
+        if (ds.pool().txg() != txg) {
+            Inode now = inodes.get(n.ino);
+            if (now != null) n.allocated = now.allocated;
+        }
+    }
+
+    /**
+     * Fails unless truncating to {@code size} has room: rewriting the cut block takes one, unless the truncate
+     * frees whole blocks past it (then it is always allowed, as deletion is). Called before anything changes.
+     */
+    void checkTruncate(Inode n, long size) throws IOException {
+        if (size >= n.size || n.blocksize == 0 || size % n.blocksize == 0) return;
+        int bs = n.blocksize;
+        TreeMap<Long, byte[]> m = dirty.get(n.ino);
+        if ((m == null || !m.containsKey(size / bs)) && nextBlock(n, (size + bs - 1) / bs) < 0) checkSpace(n, bs);
     }
 
     /** Drops bytes at and after {@code size} (blocks wholly past it are freed; the tail of the last is zeroed). */
@@ -194,9 +219,8 @@ final class FileData {
     }
 
     private void free(Inode n, BlockPointer bp) {
-        ds.free(bp); // to the free map, or to a dead list while a snapshot holds it
+        ds.free(bp); // to the free map, or to a dead list while a snapshot holds it; counted by the dataset
         n.allocated -= bp.allocated();
-        ds.account(-bp.lsize(), -bp.allocated());
     }
 
     /** Frees everything of a file being deleted. */
@@ -279,7 +303,7 @@ final class FileData {
                 BlockPointer bp = ds.pool().io().write(BlockType.FILE_DATA, data, len, comp, ck, 0, txg, 1, true);
                 tree().put(k, bp.toBytes());
                 n.allocated += bp.allocated();
-                ds.account(bp.lsize(), bp.allocated());
+                ds.born(bp);
             }
             inodes.put(n);
         }

@@ -27,6 +27,7 @@ import dev.ringfuse.pool.io.NoSpaceException;
 import dev.ringfuse.pool.tree.Key;
 import dev.ringfuse.pool.txg.Dataset;
 import dev.ringfuse.pool.txg.Pool;
+import dev.ringfuse.pool.txg.QuotaException;
 import java.io.IOException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,6 +40,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, AutoCloseable {
     private static final long ENTRY_NANOS = 1_000_000_000L;
+    /** Space a new name and inode may take (B-tree entries), checked against quotas before creating one. */
+    private static final long NEW_NODE_BYTES = 512;
     private ScheduledExecutorService timer;
     private final boolean ownsPool;
 
@@ -188,6 +191,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         byte[] nm = FileNames.encode(name);
         if (nm.length > 255) throw new FuseException(Errno.ENAMETOOLONG);
         if (names.find(dir.ino, nm) != null) throw new FuseException(Errno.EEXIST);
+        ds.checkSpace(NEW_NODE_BYTES); // EDQUOT at a quota, ENOSPC on a full pool
         int gid = (dir.mode & 02000) != 0 ? dir.gid : ctx.gid();
         Inode n = inodes.allocate(mode, ctx.uid(), gid);
         n.parent = dir.ino;
@@ -255,6 +259,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
         locked(() -> {
             Inode dir = dir(parent);
+            ds.checkSpace(NEW_NODE_BYTES);
             Inode n = inodes.allocate(Attr.S_IFREG | (mode & 07777), ctx.uid(), (dir.mode & 02000) != 0 ? dir.gid : ctx.gid());
             n.nlink = 0;
             n.parent = dir.ino;
@@ -267,6 +272,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     @Override
     public void link(RequestContext ctx, long nodeid, long newParent, String newName, EntryReply reply) {
         locked(() -> {
+            ds.checkSpace(NEW_NODE_BYTES); // first: a check may commit, and inodes read before would be stale
             Inode n = inodes.require(nodeid);
             if (n.isDir()) throw new FuseException(Errno.EPERM);
             Inode dir = dir(newParent);
@@ -412,6 +418,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     public void setattr(RequestContext ctx, long nodeid, SetAttr s, AttrReply reply) {
         locked(() -> {
             Inode n = inodes.require(nodeid);
+            if (s.hasSize() && n.isFile()) data.checkTruncate(n, s.size()); // EDQUOT; first, as the check may commit
             java.time.Instant now = java.time.Instant.now();
             // truncate by a caller without CAP_FSETID, every chown (HANDLE_KILLPRIV_V2): decided on the old owner
             if (s.killSuidGid() && !n.isDir()) killPrivileges(ctx, n);
@@ -446,10 +453,10 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     @Override
     public void statfs(RequestContext ctx, long nodeid, StatfsReply reply) {
         locked(() -> {
-            var a = pool.io().allocator();
-            long total = a.capacity() / 4096;
-            long avail = Math.max(0, a.availableBytes() - data.dirtyBytes()) / 4096;
-            reply.statfs(new StatFs(total, avail, avail, 1L << 40, 1L << 39, 4096, 255, 4096));
+            // the dataset's view, as ZFS gives df: size = used + available (the quota when one binds)
+            long[] ua = pool.space().statfs(ds);
+            long avail = ua[1] / 4096;
+            reply.statfs(new StatFs((ua[0] + ua[1]) / 4096, avail, avail, 1L << 40, 1L << 39, 4096, 255, 4096));
         });
     }
 
@@ -472,6 +479,8 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             body.run();
         } catch (NoSpaceException e) {
             throw new FuseException(Errno.ENOSPC);
+        } catch (QuotaException e) {
+            throw new FuseException(Errno.EDQUOT);
         } catch (ChecksumException e) {
             System.err.println("pool " + pool.name() + ": " + e.getMessage());
             throw new FuseException(Errno.EIO);

@@ -45,6 +45,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
         this.names = new Names(inodes);
         this.data = new FileData(ds, inodes);
         ds.syncHook(txg -> data.sync(txg));
+        ds.pendingBytes(data::dirtyBytes);
     }
 
     abstract void locked(PoolFs.Body body);
@@ -181,6 +182,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     @Override
     public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
         locked(() -> {
+            ds.checkSpace(value.byteSize() + name.length()); // EDQUOT past a quota
             Xattrs.set(inodes, inodes.require(nodeid), FileNames.encode(name), value.toArray(ValueLayout.JAVA_BYTE), flags);
             reply.ok();
         });

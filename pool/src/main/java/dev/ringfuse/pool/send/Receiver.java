@@ -111,7 +111,7 @@ public final class Receiver {
                 BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, ds.compression(), ds.checksum(), 0,
                         pool.txg() + 1, 1, false);
                 ds.tree().put(k, bp.toBytes());
-                ds.account(bp.lsize(), bp.allocated());
+                ds.born(bp);
             }
             case SendStream.DELETE -> {
                 if (old == null) throw new SendStream.StreamException("send stream deletes " + k + ", which the target does not have");
@@ -123,7 +123,6 @@ public final class Receiver {
     }
 
     private static void release(Dataset ds, BlockPointer bp) {
-        ds.free(bp);
-        ds.account(-bp.lsize(), -bp.allocated());
+        ds.free(bp); // the dataset counts it
     }
 }

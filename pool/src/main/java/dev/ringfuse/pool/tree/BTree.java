@@ -31,6 +31,7 @@ public final class BTree {
     private Node root;
     private Checksum checksum = Checksum.CRC32C;
     private java.util.function.Consumer<BlockPointer> freer;
+    private java.util.function.Consumer<BlockPointer> onWrite;
 
     /** A tree whose root is at {@code rootBp} (a hole for an empty tree). */
     public BTree(BlockIo io, long treeId, BlockPointer rootBp) throws IOException {
@@ -52,6 +53,9 @@ public final class BTree {
      * dataset with snapshots routes them through its dead list (DESIGN.md, "Snapshots and dead lists").
      */
     public void freer(java.util.function.Consumer<BlockPointer> f) { this.freer = f; }
+
+    /** Sees every node block the tree writes (a dataset counts them: DESIGN.md, "Space accounting"). */
+    public void onWrite(java.util.function.Consumer<BlockPointer> w) { this.onWrite = w; }
 
     private void release(BlockPointer bp) {
         if (freer != null) freer.accept(bp);
@@ -254,6 +258,7 @@ public final class BTree {
         byte[] bytes = n.encode(treeId, txg);
         n.bp = io.write(BlockType.BTREE_NODE, bytes, bytes.length, comp, checksum, n.level, txg, fill, true);
         n.dirty = false;
+        if (onWrite != null) onWrite.accept(n.bp);
         return n.bp;
     }
 

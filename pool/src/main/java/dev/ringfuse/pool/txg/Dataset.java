@@ -27,8 +27,12 @@ public final class Dataset {
     volatile Snapshots.ResetHook resetHook;
     /** A snapshot's view: any change is a bug (the filesystem answers EROFS before it gets here). */
     final boolean readOnly;
-    long logicalBytes;
-    long physicalBytes;
+    /** Space counters of the live tree as of now (the head has them as of the last commit). */
+    DatasetHead.Space space;
+    /** A clone's origin txg (blocks born at or before it are charged to the origin), -1 until looked up. */
+    private long originTxg = -1;
+    /** Bytes of file data waiting in memory for the next commit (the filesystem's dirty blocks). */
+    private volatile java.util.function.LongSupplier pending = () -> 0;
 
     Dataset(Pool pool, long id, String name, DatasetHead head, BTree tree) {
         this(pool, id, name, head, tree, false);
@@ -42,8 +46,8 @@ public final class Dataset {
         this.name = name;
         this.head = head;
         this.tree = tree;
-        this.logicalBytes = head.logicalBytes();
-        this.physicalBytes = head.physicalBytes();
+        this.space = head.space();
+        if (!readOnly) tree.onWrite(this::born);
     }
 
     public long id() { return id; }
@@ -67,24 +71,54 @@ public final class Dataset {
      */
     public void free(BlockPointer bp) {
         if (readOnly) throw new IllegalStateException("snapshot " + name + " is read-only");
-        if (bp.birth() > head.prevSnapshotTxg()) pool.io().allocator().free(bp.dvas());
-        else {
-            try {
+        try {
+            boolean own = bp.birth() > originTxg();
+            space = space.plus(bp, -1, own);
+            if (bp.birth() > head.prevSnapshotTxg()) pool.io().allocator().free(bp.dvas());
+            else {
                 pool.directory().addDead(Snapshots.deadKey(pool.directory(), id, head), bp);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                if (own) space = space.withSnapshots(space.snapshots() + bp.allocated());
             }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
-    /** Data accounting: the filesystem reports data blocks it adds (+) and frees (-). */
-    public void account(long logical, long physical) {
-        logicalBytes += logical;
-        physicalBytes += physical;
+    /**
+     * Counts a block just written into this dataset's tree (file data; B-tree nodes are counted by the tree's
+     * write hook). Every block the live tree gains goes through here and every one it loses through
+     * {@link #free}, so the counters follow the tree exactly (DESIGN.md, "Space accounting").
+     */
+    public void born(BlockPointer bp) {
+        if (readOnly) throw new IllegalStateException("snapshot " + name + " is read-only");
+        space = space.plus(bp, 1, true);
     }
 
-    public long logicalBytes() { return logicalBytes; }
-    public long physicalBytes() { return physicalBytes; }
+    /** The space counters as of now (uncommitted changes included). */
+    public DatasetHead.Space space() { return space; }
+
+    public long logicalBytes() { return space.logical(); }
+    public long physicalBytes() { return space.referenced(); }
+
+    /** The txg of a clone's origin snapshot; 0 for a filesystem that is no clone. Under the pool lock. */
+    long originTxg() throws IOException {
+        if (originTxg < 0) originTxg = SpaceWalk.originTxg(pool.directory(), head);
+        return originTxg;
+    }
+
+    /** Tells the pool how many bytes of file data wait in memory (quota and reservation checks count them). */
+    public void pendingBytes(java.util.function.LongSupplier s) { this.pending = s; }
+
+    long pendingBytes() { return pending.getAsLong(); }
+
+    /**
+     * Fails with {@link QuotaException} (EDQUOT) when {@code bytes} more would pass a quota of this dataset or
+     * an ancestor, with {@link dev.ringfuse.pool.io.NoSpaceException} (ENOSPC) when the pool, less the reserve
+     * and other datasets' unused reservations, cannot hold them. Under the pool lock.
+     */
+    public void checkSpace(long bytes) throws IOException {
+        pool.space().check(this, bytes);
+    }
 
     /** Effective property (local, inherited, or default). */
     public String property(String prop) throws IOException {

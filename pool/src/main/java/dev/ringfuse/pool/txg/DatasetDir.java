@@ -21,10 +21,19 @@ import java.util.Map;
 public final class DatasetDir {
     static final int HEAD = 1, PROP = 2, CHILD = 3, SNAP = 4, DEADLIST = 5;
     private final BTree tree;
+    /** Counts changes to names and properties: {@link DatasetSpace} re-reads the hierarchy and limits when it moves. */
+    private long structureVersion;
 
     DatasetDir(BTree tree) {
         this.tree = tree;
     }
+
+    long structureVersion() { return structureVersion; }
+
+    /** Counts head changes: {@link DatasetSpace} caches the counters of datasets that are not open until it moves. */
+    private long headVersion;
+
+    long headVersion() { return headVersion; }
 
     BTree tree() { return tree; }
 
@@ -34,6 +43,7 @@ public final class DatasetDir {
     }
 
     void putHead(long id, DatasetHead h) throws IOException {
+        headVersion++;
         tree.put(new Key(id, HEAD, 0), h.encode());
     }
 
@@ -121,6 +131,7 @@ public final class DatasetDir {
     }
 
     private void addName(long parent, int type, String name, long id) throws IOException {
+        structureVersion++;
         Key k = new Key(parent, type, NameHash.of(name));
         byte[] v = tree.get(k);
         Map<String, Long> m = v == null ? new LinkedHashMap<>() : decodeNames(v);
@@ -129,6 +140,7 @@ public final class DatasetDir {
     }
 
     private void removeName(long parent, int type, String name) throws IOException {
+        structureVersion++;
         Key k = new Key(parent, type, NameHash.of(name));
         byte[] v = tree.get(k);
         if (v == null) return;
@@ -154,6 +166,7 @@ public final class DatasetDir {
     }
 
     void setProperty(long id, String name, String value) throws IOException {
+        structureVersion++;
         Key k = new Key(id, PROP, NameHash.of(name));
         if (value == null) {
             tree.delete(k);
@@ -166,6 +179,8 @@ public final class DatasetDir {
     }
 
     void removeAll(long id) throws IOException {
+        structureVersion++;
+        headVersion++;
         List<Key> keys = new ArrayList<>();
         tree.scan(Key.first(id, 0), Key.first(id + 1, 0), (k, v) -> keys.add(k));
         for (Key k : keys) tree.delete(k);

@@ -42,10 +42,16 @@ public final class Pool implements AutoCloseable {
     private long spaceLogLength;
     private long nextDatasetId;
     private volatile boolean changed;
+
+    /** Something outside a transaction changed (an import's counter upgrade): the next commit writes it. */
+    void markChanged() {
+        changed = true;
+    }
     /** Set while a scrub or resilver runs (one at a time). */
     final java.util.concurrent.atomic.AtomicReference<String> maintenance = new java.util.concurrent.atomic.AtomicReference<>();
     private volatile IOException suspended;
     private boolean closed;
+    private final DatasetSpace space = new DatasetSpace(this);
 
     Pool(BlockIo io, Vdevs vdevs, DatasetDir dir, long txg, BlockPointer mosBp, BlockPointer spaceLogHead, long spaceLogLength,
          long nextDatasetId) {
@@ -96,7 +102,8 @@ public final class Pool implements AutoCloseable {
         vdevs.attach(io);
         DatasetDir dir = new DatasetDir(new BTree(io, 0, BlockPointer.HOLE));
         Pool p = new Pool(io, vdevs, dir, 0, BlockPointer.HOLE, BlockPointer.HOLE, 0, ROOT_DATASET + 1);
-        dir.putHead(ROOT_DATASET, new DatasetHead(DatasetHead.FILESYSTEM, 0, 0, 0, 0, 1, now, BlockPointer.HOLE, 0, 0, name));
+        dir.putHead(ROOT_DATASET, new DatasetHead(DatasetHead.FILESYSTEM, DatasetHead.SPACE_COUNTED, 0, 0, 0, 0, 1, now,
+                BlockPointer.HOLE, DatasetHead.Space.ZERO, name));
         p.changed = true;
         p.commit();
         Labels.write(vdevs, labels);
@@ -133,6 +140,16 @@ public final class Pool implements AutoCloseable {
     public long txg() { return txg; }
     public DatasetDir directory() { return dir; }
     public IOException suspended() { return suspended; }
+
+    /** Per-dataset space: figures, quotas and reservations. Under {@link #lock()}. */
+    public DatasetSpace space() { return space; }
+
+    /** Dirty file data of every open dataset, waiting in memory for the next commit. */
+    long pendingBytes() {
+        long n = 0;
+        for (Dataset ds : open.values()) n += ds.pendingBytes();
+        return n;
+    }
     BlockPointer mosPointer() { return mosBp; }
     BlockPointer spaceLogHead() { return spaceLogHead; }
 
@@ -205,8 +222,9 @@ public final class Pool implements AutoCloseable {
             try {
                 long t = txg + 1;
                 for (Dataset ds : open.values()) {
-                    if (!ds.tree.dirty() && ds.logicalBytes == ds.head.logicalBytes() && ds.physicalBytes == ds.head.physicalBytes()) continue;
-                    ds.head = ds.head.withRoot(ds.commitTree(t), ds.logicalBytes, ds.physicalBytes);
+                    if (!ds.tree.dirty() && ds.space.equals(ds.head.space()) && ds.head.counted()) continue;
+                    BlockPointer root = ds.commitTree(t); // counts the nodes it writes: read the counters after
+                    ds.head = ds.head.withRoot(root, ds.space);
                     dir.putHead(ds.id, ds.head);
                 }
                 for (CommitAction a : atCommit) a.run(t);
@@ -307,8 +325,8 @@ public final class Pool implements AutoCloseable {
             Map<String, String> checked = new LinkedHashMap<>();
             for (var e : props.entrySet()) checked.put(e.getKey(), Properties.validate(e.getKey(), e.getValue()));
             long id = nextDatasetId++;
-            dir.putHead(id, new DatasetHead(DatasetHead.FILESYSTEM, parent, 0, 0, 0, txg + 1, System.currentTimeMillis(),
-                    BlockPointer.HOLE, 0, 0, leaf));
+            dir.putHead(id, new DatasetHead(DatasetHead.FILESYSTEM, DatasetHead.SPACE_COUNTED, parent, 0, 0, 0, txg + 1,
+                    System.currentTimeMillis(), BlockPointer.HOLE, DatasetHead.Space.ZERO, leaf));
             dir.addChild(parent, leaf, id);
             for (var e : checked.entrySet()) dir.setProperty(id, e.getKey(), e.getValue());
             changed = true;
@@ -374,6 +392,7 @@ public final class Pool implements AutoCloseable {
             while (id != 0) {
                 String v = dir.properties(id).get(prop);
                 if (v != null) return v;
+                if (Properties.LOCAL_ONLY.contains(prop)) break; // quota and reservation are not inherited
                 id = dir.head(id).parent();
             }
             String d = Properties.DEFAULTS.get(prop);
@@ -390,7 +409,23 @@ public final class Pool implements AutoCloseable {
             checkUsable();
             long id = lookup(fullName);
             if (id == 0) throw new IOException("dataset '" + fullName + "' does not exist");
-            dir.setProperty(id, prop, Properties.validate(prop, value));
+            String v = Properties.validate(prop, value);
+            if (Properties.SIZES.contains(prop)) space.checkLimit(id, prop, Properties.bytesOrNone(v));
+            dir.setProperty(id, prop, v);
+            changed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops a local property: the dataset inherits it again (zfs inherit). */
+    public void inheritProperty(String fullName, String prop) throws IOException {
+        lock.lock();
+        try {
+            checkUsable();
+            long id = lookup(fullName);
+            if (id == 0) throw new IOException("dataset '" + fullName + "' does not exist");
+            dir.setProperty(id, prop, null);
             changed = true;
         } finally {
             lock.unlock();

@@ -118,6 +118,8 @@ final class PoolImport {
                 DatasetDir dir = new DatasetDir(new BTree(io, 0, mos.directoryRoot()));
                 if (dir.head(Pool.ROOT_DATASET) == null) throw new FormatException("dataset directory has no root dataset");
                 Pool p = new Pool(io, vdevs, dir, ub.txg(), ub.mos(), mos.spaceLog(), len, mos.nextDatasetId());
+                // heads of a pool written before the space counters existed get them now (kept by the next commit)
+                if (SpaceWalk.upgrade(p)) p.markChanged();
                 closeOthers(devices, leaves);
                 if (stale) Labels.write(vdevs, labels); // leaves a replace left with the old config catch up
                 return p;

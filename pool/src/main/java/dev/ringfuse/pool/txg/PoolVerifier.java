@@ -18,7 +18,8 @@ import java.util.function.LongConsumer;
 /**
  * `pool verify`: walks every block from the uberblock (MOS, dataset directory, every dataset tree and its
  * data blocks, the space log), reads and checksums every copy, checks tree invariants, that no two live
- * blocks overlap, that every live block is allocated and that nothing allocated is unreferenced.
+ * blocks overlap, that every live block is allocated, that nothing allocated is unreferenced, and that
+ * every dataset head's space counters match its trees (recomputed by {@link SpaceWalk}).
  */
 public final class PoolVerifier {
     /** What verification found. */
@@ -99,6 +100,7 @@ public final class PoolVerifier {
             log = BlockPointer.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), 16);
         }
         overlapsAndLeaks();
+        errors.addAll(SpaceWalk.check(pool)); // each head's space counters against its trees and dead lists
         return new Report(blocks, bytes, ids.size(), List.copyOf(errors));
     }
 

@@ -10,10 +10,27 @@ public final class Properties {
             "compression", "off",
             "checksum", "crc32c",
             "recordsize", "128K",
-            "atime", "off");
+            "atime", "off",
+            "quota", "none",
+            "reservation", "none");
 
-    /** Checks a property assignment; returns the normalised value. */
+    /** Properties that apply to the dataset that has them only: not inherited by its children (as in ZFS). */
+    public static final java.util.Set<String> LOCAL_ONLY = java.util.Set.of("quota", "reservation");
+
+    /** Sizes in bytes (quota, reservation). */
+    public static final java.util.Set<String> SIZES = java.util.Set.of("quota", "reservation");
+
+    /**
+     * Checks a property assignment; returns the normalised value, or null when the assignment clears the
+     * property ({@code none} or 0 for a quota or reservation).
+     */
     public static String validate(String name, String value) {
+        if (SIZES.contains(name)) {
+            if (value.equalsIgnoreCase("none")) return null;
+            long n = parseSize(value);
+            if (n < 0) throw new IllegalArgumentException(name + " must not be negative");
+            return n == 0 ? null : Long.toString(n);
+        }
         switch (name) {
             case "compression" -> dev.ringfuse.pool.format.Compression.ofName(value);
             case "checksum" -> dev.ringfuse.pool.format.Checksum.ofName(value);
@@ -31,7 +48,13 @@ public final class Properties {
         return value.toLowerCase(java.util.Locale.ROOT);
     }
 
-    /** "128K", "1M", "4096" → bytes. */
+    /** A stored quota or reservation in bytes; 0 for none. */
+    public static long bytesOrNone(String stored) {
+        if (stored == null || stored.equals("none")) return 0;
+        return parseSize(stored);
+    }
+
+    /** "128K", "1M", "4096", "1.5G" → bytes. */
     public static long parseSize(String s) {
         String t = s.trim().toUpperCase(java.util.Locale.ROOT);
         long mult = 1;
@@ -46,8 +69,9 @@ public final class Properties {
         }
         if (mult != 1) t = t.substring(0, t.length() - 1);
         try {
-            return Long.parseLong(t) * mult;
-        } catch (NumberFormatException e) {
+            if (t.contains(".")) return (long) (Double.parseDouble(t) * mult);
+            return Math.multiplyExact(Long.parseLong(t), mult);
+        } catch (NumberFormatException | ArithmeticException e) {
             throw new IllegalArgumentException("bad size '" + s + "'");
         }
     }

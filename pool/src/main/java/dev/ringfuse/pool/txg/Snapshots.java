@@ -89,8 +89,20 @@ public final class Snapshots {
     }
 
     private static DatasetHead withPrev(DatasetHead h, long prev, long prevTxg) {
-        return new DatasetHead(h.kind(), h.parent(), h.origin(), prev, prevTxg, h.creationTxg(), h.creationMs(), h.root(),
-                h.logicalBytes(), h.physicalBytes(), h.name());
+        return h.withPrev(prev, prevTxg);
+    }
+
+    /** Changes filesystem {@code fs}'s usedbysnapshots by {@code delta} (an open one's counters, else its head). */
+    private static void addSnapshotBytes(Pool pool, long fs, long delta) throws IOException {
+        if (delta == 0) return;
+        Dataset open = pool.openDataset(fs);
+        if (open != null) {
+            open.space = open.space.withSnapshots(open.space.snapshots() + delta); // the commit writes the head
+        } else {
+            DatasetHead h = pool.directory().head(fs);
+            pool.directory().putHead(fs, h.withSpace(h.space().withSnapshots(h.space().snapshots() + delta)));
+        }
+        pool.dirty();
     }
 
     /**
@@ -120,8 +132,10 @@ public final class Snapshots {
             pool.atCommit(t -> {
                 DatasetHead cur = current(pool, r.fs);
                 sid[0] = pool.newDatasetId();
-                pool.directory().putHead(sid[0], new DatasetHead(DatasetHead.SNAPSHOT, r.fs, 0, cur.prevSnapshot(),
-                        cur.prevSnapshotTxg(), t, System.currentTimeMillis(), cur.root(), cur.logicalBytes(), cur.physicalBytes(), r.snap));
+                // the filesystem's counters as this txg wrote them: the snapshot references exactly its tree
+                pool.directory().putHead(sid[0], new DatasetHead(DatasetHead.SNAPSHOT, DatasetHead.SPACE_COUNTED, r.fs, 0,
+                        cur.prevSnapshot(), cur.prevSnapshotTxg(), t, System.currentTimeMillis(), cur.root(),
+                        cur.space().withSnapshots(0), r.snap));
                 pool.directory().addSnapshot(r.fs, r.snap, sid[0]);
                 pool.directory().setProperty(sid[0], GUID, Long.toHexString(guid));
                 putHead(pool, r.fs, withPrev(cur, sid[0], t));
@@ -213,18 +227,21 @@ public final class Snapshots {
             }
             long prev = r.head.prevSnapshot(), prevTxg = r.head.prevSnapshotTxg();
             long inherit = deadKey(dir, r.fs, prev);
-            long freed = 0;
+            long freed = 0, freedOwn = 0;
+            long origin = SpaceWalk.originTxg(dir, current(pool, r.fs));
             for (BlockPointer bp : dir.dead(r.id)) {
                 dir.removeDead(r.id, bp);
                 if (bp.birth() > prevTxg) {
                     pool.io().allocator().free(bp.dvas());
                     freed += allocated(bp);
+                    if (bp.birth() > origin) freedOwn += allocated(bp);
                 } else {
                     dir.addDead(inherit, bp);
                 }
             }
             DatasetHead n = next == r.fs ? current(pool, r.fs) : dir.head(next);
             putHead(pool, next, withPrev(n, prev, prevTxg));
+            addSnapshotBytes(pool, r.fs, -freedOwn);
             dir.removeAll(r.id);
             dir.removeSnapshot(r.fs, r.snap);
             pool.dirty();
@@ -274,13 +291,18 @@ public final class Snapshots {
                 }
                 return true;
             });
-            for (BlockPointer bp : dir.dead(r.id)) dir.removeDead(r.id, bp);
-            DatasetHead back = new DatasetHead(cur.kind(), cur.parent(), cur.origin(), cur.prevSnapshot(), cur.prevSnapshotTxg(),
-                    cur.creationTxg(), cur.creationMs(), r.head.root(), r.head.logicalBytes(), r.head.physicalBytes(), cur.name());
+            // the blocks of the dropped dead list are the filesystem's again: no longer usedbysnapshots
+            long origin = SpaceWalk.originTxg(dir, cur);
+            long back2live = 0;
+            for (BlockPointer bp : dir.dead(r.id)) {
+                dir.removeDead(r.id, bp);
+                if (bp.birth() > origin) back2live += allocated(bp);
+            }
+            DatasetHead.Space now = open != null ? open.space : cur.space(); // an open one's has uncommitted frees
+            DatasetHead back = cur.withRoot(r.head.root(), r.head.space().withSnapshots(now.snapshots() - back2live));
             if (open != null) {
                 open.tree.reset(r.head.root());
-                open.logicalBytes = back.logicalBytes();
-                open.physicalBytes = back.physicalBytes();
+                open.space = back.space();
             }
             putHead(pool, r.fs, back);
             pool.commit();
@@ -313,8 +335,9 @@ public final class Snapshots {
             DatasetDir dir = pool.directory();
             DatasetHead h = dir.head(made.id);
             pool.forget(made.id);
-            dir.putHead(made.id, new DatasetHead(DatasetHead.FILESYSTEM, h.parent(), r.id, r.id, r.head.creationTxg(), h.creationTxg(),
-                    h.creationMs(), r.head.root(), r.head.logicalBytes(), r.head.physicalBytes(), h.name()));
+            // every block is the origin's until rewritten: the clone references them all and owns none
+            dir.putHead(made.id, new DatasetHead(DatasetHead.FILESYSTEM, DatasetHead.SPACE_COUNTED, h.parent(), r.id, r.id,
+                    r.head.creationTxg(), h.creationTxg(), h.creationMs(), r.head.root(), r.head.space().withOwn(0).withSnapshots(0), h.name()));
             pool.dirty();
             pool.commit();
             return pool.dataset(target);

@@ -39,8 +39,9 @@ class PoolAdminTest {
         assertEquals(0, a.verify("tank"));
         a.status("tank");
         String out = bout.toString();
-        assertTrue(out.contains("tank/home") && out.contains("zstd") && out.contains("recordsize   32k        local"), out);
+        assertTrue(out.contains("tank/home") && out.contains("zstd") && out.lines().anyMatch(l -> l.matches("tank/home +recordsize +32k +local")), out);
         assertTrue(out.contains("ONLINE") && out.contains("last verify"), out);
+        assertTrue(out.contains("USED") && out.contains("AVAIL") && out.contains("REFER") && out.contains("compressratio"), out);
         assertTrue(berr.toString().contains("100%"), "progress bar");
         a.export("tank");
         assertThrows(IOException.class, () -> reg.devices("tank"));

@@ -49,6 +49,7 @@ final class KvWorkload {
                 Compression c = Compression.values()[rnd.nextInt(3)];
                 BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, c, Checksum.CRC32C, 0,
                         pool.txg() + 1, 1, false);
+                ds.born(bp); // the dataset counts the blocks of its tree (DESIGN.md, "Space accounting")
                 byte[] old = ds.tree().get(k);
                 if (old != null) ds.free(BlockPointer.fromBytes(old));
                 ds.tree().put(k, bp.toBytes());

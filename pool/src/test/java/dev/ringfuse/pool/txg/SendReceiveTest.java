@@ -45,6 +45,7 @@ class SendReceiveTest {
         try {
             BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, Compression.OFF, Checksum.CRC32C, 0,
                     pool.txg() + 1, 1, false);
+            ds.born(bp);
             Key k = new Key(obj, KvWorkload.DATA, idx);
             byte[] old = ds.tree().get(k);
             if (old != null) ds.free(BlockPointer.fromBytes(old));

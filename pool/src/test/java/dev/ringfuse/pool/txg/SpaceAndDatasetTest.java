@@ -33,6 +33,7 @@ class SpaceAndDatasetTest {
         try {
             BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, Compression.OFF, Checksum.CRC32C, 0,
                     pool.txg() + 1, 1, false);
+            ds.born(bp);
             ds.tree().put(new Key(obj, KvWorkload.DATA, idx), bp.toBytes());
             pool.dirty();
             return bp;
@@ -63,7 +64,7 @@ class SpaceAndDatasetTest {
         try {
             for (int i = 0; i < n; i++) {
                 Key k = new Key(1, KvWorkload.DATA, i);
-                pool.io().allocator().free(BlockPointer.fromBytes(ds.tree().get(k)).dvas());
+                ds.free(BlockPointer.fromBytes(ds.tree().get(k)));
                 ds.tree().delete(k);
             }
             pool.dirty();
