@@ -6,7 +6,6 @@ import dev.ringfuse.testkit.FuseMount;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,10 +31,6 @@ class CoherenceStressSqliteTest {
     @RegisterExtension
     static final FuseMount URING = sqlite(TransportKind.URING, 4);
 
-    @Disabled("issue 16, open: wrong bytes on SQLite with several server threads. Full run 2026-11-24 04:45 (load ~5): "
-            + "the aio rewriter's 640 KiB O_DIRECT rewrite read back zeros from offset 163840 on; before the statement "
-            + "cache and 60 s writer wait the same configurations answered EIO. Cause found and fixed (Chunks.write trusted "
-            + "a size older than a concurrent extension); 3 x 60 s clean since; to be enabled once a 30-minute soak has run it. sqlfs/DESIGN.md")
     @Test
     void devFourThreads() throws Exception {
         CoherenceStress.inDirectory(DEV.testDir(), CoherenceStress.Plan.of(RUN));
@@ -46,10 +41,6 @@ class CoherenceStressSqliteTest {
         CoherenceStress.inDirectory(DEV_ONE_THREAD.testDir(), CoherenceStress.Plan.of(RUN));
     }
 
-    @Disabled("issue 16, open: wrong bytes on SQLite with several server threads (io_uring: the same write path; it passed in that run). Full run 2026-11-24 04:45 (load ~5): "
-            + "the aio rewriter's 640 KiB O_DIRECT rewrite read back zeros from offset 163840 on; before the statement "
-            + "cache and 60 s writer wait the same configurations answered EIO. Cause found and fixed (Chunks.write trusted "
-            + "a size older than a concurrent extension); 3 x 60 s clean since; to be enabled once a 30-minute soak has run it. sqlfs/DESIGN.md")
     @Test
     void uring() throws Exception {
         CoherenceStress.inDirectory(URING.testDir(), CoherenceStress.Plan.of(RUN));
