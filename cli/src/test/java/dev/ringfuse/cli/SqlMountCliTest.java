@@ -72,7 +72,7 @@ class SqlMountCliTest {
                 "CREATE TABLE fs_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
                 "INSERT INTO fs_meta VALUES ('format', 'ringfuse-sqlfs'), ('chunk_size', '131072')");
         String line = refused(db.toString());
-        assertTrue(line.contains("schema version 99, newer than this ringfuse understands (2)"), line);
+        assertTrue(line.contains("schema version 99, newer than this ringfuse understands (3)"), line);
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.ringfuse.sqlfs;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
@@ -23,7 +22,7 @@ final class Chunks {
      */
     static int readFile(Connection c, long ino, int chunk, long off, int len, MemorySegment buf) throws SQLException {
         long first = off / chunk, last = (off + Math.max(len, 1) - 1) / chunk;
-        try (PreparedStatement ps = Sql.prepare(c, "SELECT i.size, i.type, c.idx, substr(c.data, CAST(1 + CASE"
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT i.size, i.type, c.idx, substr(c.data, CAST(1 + CASE"
                 + " WHEN ? > c.idx * ? THEN ? - c.idx * ? ELSE 0 END AS INTEGER), ?) FROM inodes i LEFT JOIN chunks c"
                 + " ON c.ino = i.ino AND c.idx BETWEEN ? AND ? WHERE i.ino = ? ORDER BY c.idx")) {
             ps.setLong(1, off);
@@ -65,8 +64,8 @@ final class Chunks {
     static void write(Connection c, long ino, int chunk, long off, MemorySegment data) throws SQLException {
         long len = data.byteSize();
         if (len == 0) return;
-        try (PreparedStatement get = Sql.prepare(c, "SELECT data FROM chunks WHERE ino = ? AND idx = ?");
-             PreparedStatement put = Sql.prepare(c, "INSERT INTO chunks (ino, idx, data) VALUES (?, ?, ?)"
+        try (Sql.Stmt get = Sql.prepare(c, "SELECT data FROM chunks WHERE ino = ? AND idx = ?");
+             Sql.Stmt put = Sql.prepare(c, "INSERT INTO chunks (ino, idx, data) VALUES (?, ?, ?)"
                      + " ON CONFLICT (ino, idx) DO UPDATE SET data = excluded.data")) {
             for (long idx = off / chunk; idx <= (off + len - 1) / chunk; idx++) {
                 long start = idx * chunk;
@@ -100,14 +99,14 @@ final class Chunks {
     /** Drops the bytes at and past {@code newSize} (growing needs nothing: the new range is a hole). */
     static void truncate(Connection c, Dialect d, long ino, int chunk, long newSize) throws SQLException {
         long keep = (newSize + chunk - 1) / chunk; // chunks 0 .. keep-1 may hold bytes below newSize
-        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM chunks WHERE ino = ? AND idx >= ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM chunks WHERE ino = ? AND idx >= ?")) {
             ps.setLong(1, ino);
             ps.setLong(2, keep);
             ps.executeUpdate();
         }
         int tail = (int) (newSize % chunk);
         if (tail != 0) {
-            try (PreparedStatement ps = Sql.prepare(c, "UPDATE chunks SET data = substr(data, 1, ?)"
+            try (Sql.Stmt ps = Sql.prepare(c, "UPDATE chunks SET data = substr(data, 1, ?)"
                     + " WHERE ino = ? AND idx = ? AND length(data) > ?")) {
                 ps.setInt(1, tail);
                 ps.setLong(2, ino);
@@ -120,9 +119,9 @@ final class Chunks {
 
     /** Makes {@code off .. off+len} (inside the file) zeros: whole chunks go, partial ones are zeroed in place. */
     static void zero(Connection c, long ino, int chunk, long off, long len) throws SQLException {
-        try (PreparedStatement get = Sql.prepare(c, "SELECT data FROM chunks WHERE ino = ? AND idx = ?");
-             PreparedStatement put = Sql.prepare(c, "UPDATE chunks SET data = ? WHERE ino = ? AND idx = ?");
-             PreparedStatement drop = Sql.prepare(c, "DELETE FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?")) {
+        try (Sql.Stmt get = Sql.prepare(c, "SELECT data FROM chunks WHERE ino = ? AND idx = ?");
+             Sql.Stmt put = Sql.prepare(c, "UPDATE chunks SET data = ? WHERE ino = ? AND idx = ?");
+             Sql.Stmt drop = Sql.prepare(c, "DELETE FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?")) {
             long first = off / chunk, last = (off + len - 1) / chunk;
             long wholeFrom = (off + chunk - 1) / chunk, wholeTo = (off + len) / chunk - 1;
             if (wholeFrom <= wholeTo) {

@@ -6,7 +6,6 @@ import dev.ringfuse.lowlevel.FileLock;
 import dev.ringfuse.lowlevel.Reply;
 import dev.ringfuse.lowlevel.RequestContext;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
@@ -35,7 +34,7 @@ final class Locks {
     }
 
     private FileLock conflict(Connection c, long ino, long owner, char kind, FileLock lock) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "SELECT start_, end_, type, pid FROM locks WHERE ino = ? AND kind = ?"
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT start_, end_, type, pid FROM locks WHERE ino = ? AND kind = ?"
                 + " AND NOT (session = ? AND owner = ?) AND start_ <= ? AND end_ >= ? AND (type = 1 OR ? = 1) LIMIT 1")) {
             ps.setLong(1, ino);
             ps.setString(2, String.valueOf(kind));
@@ -54,21 +53,23 @@ final class Locks {
 
     /**
      * One try, one transaction. A waiting fcntl request ({@code waiting}) that is blocked records itself in
-     * {@code lock_waits} (and is removed from it once set), after checking that waiting would not close a
-     * cycle of owners each waiting for the next: that is EDEADLK, as the kernel answers for local locks.
-     * SERIALIZABLE makes two requests that close a cycle together conflict: one is run again and sees the
-     * other's wait.
+     * {@code lock_waits} on its first try (and is removed from it once set), after checking that waiting
+     * would not close a cycle of owners each waiting for the next: that is EDEADLK, as the kernel answers
+     * for local locks. SERIALIZABLE makes two requests that close a cycle together conflict: one is run again
+     * and sees the other's wait. Later tries ({@code recorded}) only look whether the lock is free: their row
+     * is in place, and a cycle formed later is found by the request that closes it, which reads that row
+     * (as the kernel checks only when a request starts to wait).
      */
-    private Outcome attempt(long ino, long owner, char kind, FileLock lock, boolean waiting) {
+    private Outcome attempt(long ino, long owner, char kind, FileLock lock, boolean waiting, boolean recorded) {
         return db.write(c -> {
             if (lock.type() != FileLock.F_UNLCK && conflict(c, ino, owner, kind, lock) != null) {
-                if (!waiting || kind != 'p') return Outcome.BLOCKED;
+                if (!waiting || kind != 'p' || recorded) return Outcome.BLOCKED;
                 if (closesCycle(c, ino, owner, lock)) {
                     unwait(c, owner);
                     return Outcome.DEADLOCK;
                 }
                 unwait(c, owner);
-                try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO lock_waits (session, owner, ino, type, start_, end_)"
+                try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO lock_waits (session, owner, ino, type, start_, end_)"
                         + " VALUES (?, ?, ?, ?, ?, ?)")) {
                     ps.setLong(1, db.session);
                     ps.setLong(2, owner);
@@ -83,7 +84,7 @@ final class Locks {
             if (waiting && kind == 'p') unwait(c, owner);
             clear(c, ino, owner, kind, lock.start(), lock.end());
             if (lock.type() != FileLock.F_UNLCK) {
-                try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO locks (ino, session, owner, kind, type, start_, end_, pid)"
+                try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO locks (ino, session, owner, kind, type, start_, end_, pid)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
                     ps.setLong(1, ino);
                     ps.setLong(2, db.session);
@@ -120,7 +121,7 @@ final class Locks {
                 if (o.equals(me)) return true;
                 if (!seen.add(o)) continue;
                 java.util.List<long[]> waits = new java.util.ArrayList<>();
-                try (PreparedStatement ps = Sql.prepare(c, "SELECT ino, type, start_, end_ FROM lock_waits"
+                try (Sql.Stmt ps = Sql.prepare(c, "SELECT ino, type, start_, end_ FROM lock_waits"
                         + " WHERE session = ? AND owner = ?")) {
                     ps.setLong(1, o.session());
                     ps.setLong(2, o.owner());
@@ -139,7 +140,7 @@ final class Locks {
     private static java.util.List<Owner> holders(Connection c, long ino, Owner not, int type, long start, long end)
             throws SQLException {
         java.util.List<Owner> out = new java.util.ArrayList<>();
-        try (PreparedStatement ps = Sql.prepare(c, "SELECT DISTINCT session, owner FROM locks WHERE ino = ? AND kind = 'p'"
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT DISTINCT session, owner FROM locks WHERE ino = ? AND kind = 'p'"
                 + " AND NOT (session = ? AND owner = ?) AND start_ <= ? AND end_ >= ? AND (type = 1 OR ? = 1)")) {
             ps.setLong(1, ino);
             ps.setLong(2, not.session());
@@ -155,7 +156,7 @@ final class Locks {
     }
 
     private void unwait(Connection c, long owner) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM lock_waits WHERE session = ? AND owner = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM lock_waits WHERE session = ? AND owner = ?")) {
             ps.setLong(1, db.session);
             ps.setLong(2, owner);
             ps.executeUpdate();
@@ -178,19 +179,19 @@ final class Locks {
     private void clear(Connection c, long ino, long owner, char kind, long start, long end) throws SQLException {
         String mine = " WHERE ino = ? AND session = ? AND owner = ? AND kind = ? AND start_ <= ? AND end_ >= ?";
         if (end < Long.MAX_VALUE) { // the part after end survives
-            try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO locks (ino, session, owner, kind, type, start_, end_, pid)"
+            try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO locks (ino, session, owner, kind, type, start_, end_, pid)"
                     + " SELECT ino, session, owner, kind, type, ?, end_, pid FROM locks" + mine + " AND end_ > ?")) {
                 bind(ps, 1, end + 1, ino, owner, kind, start, end);
                 ps.setLong(8, end);
                 ps.executeUpdate();
             }
         }
-        try (PreparedStatement ps = Sql.prepare(c, "UPDATE locks SET end_ = ?" + mine + " AND start_ < ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "UPDATE locks SET end_ = ?" + mine + " AND start_ < ?")) {
             bind(ps, 1, start - 1, ino, owner, kind, start, end); // the part before start survives
             ps.setLong(8, start);
             ps.executeUpdate();
         }
-        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ?"
+        try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ?"
                 + " AND kind = ? AND start_ >= ? AND end_ <= ?")) {
             ps.setLong(1, ino);
             ps.setLong(2, db.session);
@@ -201,7 +202,7 @@ final class Locks {
             ps.executeUpdate();
         }
         // a lock that started inside the range and ran past it: now starts after the range
-        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ?"
+        try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ?"
                 + " AND kind = ? AND start_ >= ? AND start_ <= ? AND end_ > ?")) {
             ps.setLong(1, ino);
             ps.setLong(2, db.session);
@@ -214,7 +215,7 @@ final class Locks {
         }
     }
 
-    private void bind(PreparedStatement ps, int first, long value, long ino, long owner, char kind, long start, long end)
+    private void bind(Sql.Stmt ps, int first, long value, long ino, long owner, char kind, long start, long end)
             throws SQLException {
         ps.setLong(first, value);
         ps.setLong(first + 1, ino);
@@ -230,7 +231,7 @@ final class Locks {
      * A waiting fcntl lock whose wait would close a cycle across owners (on any mount) fails with EDEADLK.
      */
     void set(RequestContext ctx, long ino, long owner, char kind, FileLock lock, boolean sleep, Reply reply, Runnable ok) {
-        Outcome first = attempt(ino, owner, kind, lock, sleep);
+        Outcome first = attempt(ino, owner, kind, lock, sleep, false);
         if (first == Outcome.SET) {
             ok.run();
             return;
@@ -246,7 +247,7 @@ final class Locks {
                         return;
                     }
                     Thread.sleep(POLL_MS);
-                    Outcome o = attempt(ino, owner, kind, lock, true);
+                    Outcome o = attempt(ino, owner, kind, lock, true, kind == 'p');
                     if (o == Outcome.DEADLOCK) {
                         done = true;
                         reply.error(Errno.EDEADLK);
@@ -271,7 +272,7 @@ final class Locks {
     /** Drops every lock of {@code owner} of one kind on {@code ino} (close, last release). */
     void releaseAll(long ino, long owner, char kind) {
         db.write(c -> {
-            try (PreparedStatement ps = Sql.prepare(c, 
+            try (Sql.Stmt ps = Sql.prepare(c, 
                     "DELETE FROM locks WHERE ino = ? AND session = ? AND owner = ? AND kind = ?")) {
                 ps.setLong(1, ino);
                 ps.setLong(2, db.session);
@@ -287,7 +288,7 @@ final class Locks {
     void releaseSession() {
         db.write(c -> {
             for (String sql : new String[] {"DELETE FROM locks WHERE session = ?", "DELETE FROM lock_waits WHERE session = ?"}) {
-                try (PreparedStatement ps = Sql.prepare(c, sql)) {
+                try (Sql.Stmt ps = Sql.prepare(c, sql)) {
                     ps.setLong(1, db.session);
                     ps.executeUpdate();
                 }

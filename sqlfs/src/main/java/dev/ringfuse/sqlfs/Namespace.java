@@ -3,7 +3,6 @@ package dev.ringfuse.sqlfs;
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,7 +42,7 @@ final class Namespace {
         Store.checkName(name);
         boolean dir = type.equals("dir");
         int parentMode, parentGid;
-        try (PreparedStatement ps = Sql.prepare(c, "UPDATE inodes SET mtime_ns = ?, ctime_ns = ?, nlink = nlink + ?"
+        try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET mtime_ns = ?, ctime_ns = ?, nlink = nlink + ?"
                 + " WHERE ino = ? AND type = 'dir' AND nlink > 0 RETURNING mode, gid")) {
             ps.setLong(1, now);
             ps.setLong(2, now);
@@ -76,7 +75,7 @@ final class Namespace {
         Store.linksChanged(c, n.ino(), now, 1);
         Store.dirChanged(c, parent, now, 0);
         if (n.nlink() == 0) { // an O_TMPFILE or unlinked file gets a name again
-            try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM orphans WHERE ino = ?")) {
+            try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM orphans WHERE ino = ?")) {
                 ps.setLong(1, n.ino());
                 ps.executeUpdate();
             }
@@ -147,7 +146,7 @@ final class Namespace {
             if (dst.isDir()) Store.dirChanged(c, to, now, -1);
             dropLink(c, dst, now);
         }
-        try (PreparedStatement ps = Sql.prepare(c, "UPDATE dentries SET parent = ?, name = ? WHERE parent = ? AND name = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "UPDATE dentries SET parent = ?, name = ? WHERE parent = ? AND name = ?")) {
             ps.setLong(1, to);
             ps.setBytes(2, newName);
             ps.setLong(3, from);
@@ -165,7 +164,7 @@ final class Namespace {
     }
 
     private static void setChild(Connection c, long parent, byte[] name, long child) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "UPDATE dentries SET child = ? WHERE parent = ? AND name = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "UPDATE dentries SET child = ? WHERE parent = ? AND name = ?")) {
             ps.setLong(1, child);
             ps.setLong(2, parent);
             ps.setBytes(3, name);

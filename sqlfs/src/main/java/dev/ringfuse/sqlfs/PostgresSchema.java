@@ -101,6 +101,8 @@ final class PostgresSchema {
                       start_ bigint NOT NULL,
                       end_ bigint NOT NULL)""",
                     "CREATE INDEX lock_waits_owner ON lock_waits(session, owner)");
+            // a listing continues after a cookie (the dentry id) without reading the whole directory
+            case 3 -> List.of(Schema.LISTING_INDEX);
             default -> throw new IllegalArgumentException("no schema version " + version);
         };
     }

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 
 /**
@@ -26,7 +25,7 @@ final class Space {
 
     static StatFs statfs(Database db) {
         long maxIno = db.read(c -> {
-            try (PreparedStatement ps = Sql.prepare(c, "SELECT max(ino) FROM inodes");
+            try (Sql.Stmt ps = Sql.prepare(c, "SELECT max(ino) FROM inodes");
                  ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 0L;
             }
@@ -44,7 +43,7 @@ final class Space {
             }
         }
         long used = db.dialect == Dialect.POSTGRES ? db.read(c -> {
-            try (PreparedStatement ps = Sql.prepare(c, "SELECT pg_database_size(current_database())");
+            try (Sql.Stmt ps = Sql.prepare(c, "SELECT pg_database_size(current_database())");
                  ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 0L;
             }

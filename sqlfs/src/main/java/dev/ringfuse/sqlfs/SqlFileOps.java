@@ -11,7 +11,6 @@ import dev.ringfuse.lowlevel.RequestContext;
 import dev.ringfuse.lowlevel.StatusReply;
 import java.lang.foreign.MemorySegment;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,9 +42,22 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
      * {@code open_files} and the last release removes it, so that an unlink on another mount keeps the
      * node (and its bytes) until this mount closes it. A node unlinked meanwhile is deleted at that last
      * release unless yet another mount has it open. Rows of a mount that crashed are removed by the others
-     * (SessionGuard: at mount and every half minute).
+     * (SessionGuard: at mount and every half minute). See {@link Opens} for the protocol.
      */
-    private final ConcurrentHashMap<Long, Integer> opens = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Opens> opens = new ConcurrentHashMap<>();
+
+    /**
+     * The open handles of one node and the lock that orders its row's insert and delete. The database work
+     * runs under this node's lock only, never inside a {@code ConcurrentHashMap.compute} (which would block
+     * every other key of its bin for the length of a transaction). A counter that reached zero is
+     * {@code retired}: its row is deleted (or was never written) and it leaves the map before its lock is let
+     * go, so an open that waited on it starts again with a fresh counter and writes the row after the delete.
+     */
+    private static final class Opens {
+        final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        int count;
+        boolean retired;
+    }
 
     SqlFileOps(Database db, long attrNanos) {
         this.db = db;
@@ -68,47 +80,97 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     /** Counts an open handle of {@code ino}; the first one on this mount is recorded in the database. */
     void holdOpen(long ino) {
         if (db.dialect != Dialect.POSTGRES) return;
-        opens.compute(ino, (k, v) -> {
-            if (v == null) {
-                db.write(c -> {
-                    try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO open_files (ino, session) SELECT ino, ?"
-                            + " FROM inodes WHERE ino = ? ON CONFLICT DO NOTHING")) {
-                        ps.setLong(1, db.session);
-                        ps.setLong(2, ino);
-                        // nothing inserted: a row from before, or the node is gone (the open answers ENOENT)
-                        if (ps.executeUpdate() == 0) Store.node(c, ino);
+        for (;;) {
+            Opens o = opens.computeIfAbsent(ino, k -> new Opens());
+            o.lock.lock();
+            try {
+                if (o.retired) continue; // its last release is done: start again with a fresh counter
+                if (o.count == 0) {
+                    try {
+                        db.write(c -> {
+                            try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO open_files (ino, session) SELECT ino, ?"
+                                    + " FROM inodes WHERE ino = ? ON CONFLICT DO NOTHING")) {
+                                ps.setLong(1, db.session);
+                                ps.setLong(2, ino);
+                                // nothing inserted: a row from before, or the node is gone (the open answers ENOENT)
+                                if (ps.executeUpdate() == 0) Store.node(c, ino);
+                            }
+                            return null;
+                        });
+                    } catch (RuntimeException e) {
+                        retire(ino, o);
+                        throw e;
                     }
-                    return null;
-                });
+                }
+                o.count++;
+                return;
+            } finally {
+                o.lock.unlock();
             }
-            return v == null ? 1 : v + 1;
-        });
+        }
     }
 
     /** The release of one handle of {@code ino}: the last one on this mount lets the node go if it has no name. */
     void dropOpen(long ino) {
         if (db.dialect != Dialect.POSTGRES) return;
-        opens.compute(ino, (k, v) -> {
-            if (v == null || v > 1) return v == null ? null : v - 1;
-            db.freeing(c -> {
-                try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM open_files WHERE ino = ? AND session = ?")) {
-                    ps.setLong(1, ino);
-                    ps.setLong(2, db.session);
-                    ps.executeUpdate();
-                }
-                // this mount's own orphan row counts: the kernel may be opening the node again right now
-                Store.deleteIfUnreferenced(c, ino);
-                return null;
-            });
-            return null;
-        });
+        Opens o = opens.get(ino);
+        if (o == null) return;
+        o.lock.lock();
+        try {
+            if (o.retired || o.count == 0) return;
+            if (--o.count > 0) return;
+            try {
+                db.freeing(c -> {
+                    try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM open_files WHERE ino = ? AND session = ?")) {
+                        ps.setLong(1, ino);
+                        ps.setLong(2, db.session);
+                        ps.executeUpdate();
+                    }
+                    // this mount's own orphan row counts: the kernel may be opening the node again right now
+                    Store.deleteIfUnreferenced(c, ino);
+                    return null;
+                });
+            } finally {
+                // a failed delete leaves the row until this mount ends (removed then, or by the next mount after
+                // a crash); the next open writes it again either way
+                retire(ino, o);
+            }
+        } finally {
+            o.lock.unlock();
+        }
+    }
+
+    /**
+     * The row of a file created open, written by the create's own transaction (PostgreSQL): one transaction
+     * per create instead of two. Counted by {@link #createdOpen} once it committed.
+     */
+    void recordCreatedOpen(Connection c, long ino) throws SQLException {
+        try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO open_files (ino, session) VALUES (?, ?)")) {
+            ps.setLong(1, ino);
+            ps.setLong(2, db.session);
+            ps.executeUpdate();
+        }
+    }
+
+    /** A file created open now has one handle here; the kernel cannot open or release it before the reply. */
+    void createdOpen(long ino) {
+        if (db.dialect != Dialect.POSTGRES) return;
+        Opens o = new Opens();
+        o.count = 1;
+        opens.put(ino, o);
+    }
+
+    /** Under {@code o}'s lock: the counter is done with and leaves the map (a waiting open starts again). */
+    private void retire(long ino, Opens o) {
+        o.retired = true;
+        opens.remove(ino, o);
     }
 
     /** Unmount: this mount's open files are closed (the kernel sends no RELEASE for them any more). */
     void closeAllOpen() {
         db.freeing(c -> {
             java.util.List<Long> inos = new java.util.ArrayList<>();
-            try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM open_files WHERE session = ? RETURNING ino")) {
+            try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM open_files WHERE session = ? RETURNING ino")) {
                 ps.setLong(1, db.session);
                 try (java.sql.ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) inos.add(rs.getLong(1));
@@ -156,24 +218,45 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         long now = now();
         boolean[] killed = {false};
         long n = db.write(c -> {
-            Node f = Store.node(c, nodeid);
-            if (!f.isFile()) throw new FuseException(Errno.EINVAL);
-            long off = h != null && h.append ? f.size() : offset;
-            if (off + data.byteSize() < 0) throw new FuseException(Errno.EFBIG);
-            Chunks.write(c, nodeid, db.chunkSize, off, data);
-            int mode = (writeFlags & WRITE_KILL_SUIDGID) != 0 ? killedMode(f, () -> inGroup(ctx, f)) : f.mode();
-            killed[0] = mode != f.mode();
-            try (PreparedStatement ps = Sql.prepare(c, 
-                    "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ?, mode = ? WHERE ino = ?")) {
-                ps.setLong(1, Math.max(f.size(), off + data.byteSize()));
-                ps.setLong(2, now);
+            long off = offset, len = data.byteSize();
+            if (h != null && h.append) {
+                Node f = Store.node(c, nodeid);
+                if (!f.isFile()) throw new FuseException(Errno.EINVAL);
+                off = f.size();
+            }
+            if (off + len < 0) throw new FuseException(Errno.EFBIG);
+            // the size, the times and what the set-ID rule needs in one statement (it was a read and an update)
+            int mode, gid;
+            try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET size = CASE WHEN size < ? THEN ? ELSE size END,"
+                    + " mtime_ns = ?, ctime_ns = ? WHERE ino = ? AND type = 'file' RETURNING mode, gid")) {
+                ps.setLong(1, off + len);
+                ps.setLong(2, off + len);
                 ps.setLong(3, now);
-                ps.setInt(4, mode);
+                ps.setLong(4, now);
                 ps.setLong(5, nodeid);
-                ps.executeUpdate();
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        Store.node(c, nodeid); // ENOENT if gone
+                        throw new FuseException(Errno.EINVAL);
+                    }
+                    mode = rs.getInt(1);
+                    gid = (int) rs.getLong(2);
+                }
+            }
+            Chunks.write(c, nodeid, db.chunkSize, off, data);
+            if ((writeFlags & WRITE_KILL_SUIDGID) != 0) {
+                int killedTo = dev.ringfuse.access.Permissions.killedMode(mode, () -> inGroup(ctx, gid));
+                if (killedTo != mode) {
+                    killed[0] = true;
+                    try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET mode = ? WHERE ino = ?")) {
+                        ps.setInt(1, killedTo);
+                        ps.setLong(2, nodeid);
+                        ps.executeUpdate();
+                    }
+                }
             }
             dropCapability(c, nodeid);
-            return data.byteSize();
+            return len;
         });
         if (killed[0]) dropCachedAttributes(nodeid);
         reply.count(n);
@@ -267,7 +350,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
             boolean zero = (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0;
             if (zero && offset < f.size()) Chunks.zero(c, nodeid, db.chunkSize, offset, Math.min(length, f.size() - offset));
             long size = (mode & FALLOC_FL_KEEP_SIZE) == 0 ? Math.max(f.size(), offset + length) : f.size();
-            try (PreparedStatement ps = Sql.prepare(c, 
+            try (Sql.Stmt ps = Sql.prepare(c, 
                     "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
                 ps.setLong(1, size);
                 ps.setLong(2, zero ? now : f.mtimeNs()); // allocating changes only ctime (tmpfs)
@@ -285,7 +368,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         if (f.isDir()) throw new FuseException(Errno.EISDIR);
         if (!f.isFile()) throw new FuseException(Errno.EINVAL);
         if (size < f.size()) Chunks.truncate(c, db.dialect, f.ino(), db.chunkSize, size);
-        try (PreparedStatement ps = Sql.prepare(c, "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
             ps.setLong(1, size);
             ps.setLong(2, now);
             ps.setLong(3, now);
@@ -296,7 +379,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     }
 
     static void dropCapability(Connection c, long ino) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM xattrs WHERE ino = ? AND name = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM xattrs WHERE ino = ? AND name = ?")) {
             ps.setLong(1, ino);
             ps.setString(2, SECURITY_CAPABILITY);
             ps.executeUpdate();
@@ -315,7 +398,11 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
 
     /** Whether the caller is in the node's group, supplementary groups included; root counts as a member. */
     static boolean inGroup(RequestContext ctx, Node n) {
-        return ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(n.gid());
+        return inGroup(ctx, n.gid());
+    }
+
+    static boolean inGroup(RequestContext ctx, int gid) {
+        return ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(gid);
     }
 
     static long now() {

@@ -1,6 +1,5 @@
 package dev.ringfuse.sqlfs;
 
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +38,7 @@ final class SqliteChangeFeed extends ChangeFeed {
     private void poll() {
         List<Change> changes = db.read(c -> {
             List<Change> out = new ArrayList<>();
-            try (PreparedStatement ps = Sql.prepare(c, 
+            try (Sql.Stmt ps = Sql.prepare(c, 
                     "SELECT seq, ino, parent, name FROM changes ORDER BY seq LIMIT 1000");
                  ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) out.add(new Change(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getBytes(4)));
@@ -53,7 +52,7 @@ final class SqliteChangeFeed extends ChangeFeed {
         }
         long last = changes.getLast().seq();
         db.write(c -> {
-            try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM changes WHERE seq <= ?")) {
+            try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM changes WHERE seq <= ?")) {
                 ps.setLong(1, last);
                 ps.executeUpdate();
             }

@@ -67,6 +67,9 @@ final class SqliteSchema {
             // as on PostgreSQL; stays empty here (one mount per SQLite file)
             case 2 -> List.of(
                     "CREATE TABLE open_files (ino INTEGER NOT NULL REFERENCES inodes(ino) ON DELETE CASCADE, session INTEGER NOT NULL, PRIMARY KEY (ino, session))");
+            // a listing continues after a cookie (the dentry id): without this index every readdir request read
+            // and sorted the whole directory (sqlfs/DESIGN.md, "Statements per operation")
+            case 3 -> List.of(Schema.LISTING_INDEX);
             default -> throw new IllegalArgumentException("no schema version " + version);
         };
     }

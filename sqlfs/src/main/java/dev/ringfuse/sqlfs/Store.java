@@ -3,7 +3,6 @@ package dev.ringfuse.sqlfs;
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
@@ -20,7 +19,7 @@ final class Store {
     }
 
     static Node find(Connection c, long ino) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "SELECT " + Node.COLUMNS + " FROM inodes WHERE ino = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT " + Node.COLUMNS + " FROM inodes WHERE ino = ?")) {
             ps.setLong(1, ino);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Node.of(rs, 1) : null;
@@ -37,7 +36,7 @@ final class Store {
     }
 
     static Node lookup(Connection c, long parent, byte[] name) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "SELECT " + Node.COLUMNS_I
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT " + Node.COLUMNS_I
                 + " FROM dentries d JOIN inodes i ON i.ino = d.child WHERE d.parent = ? AND d.name = ?")) {
             ps.setLong(1, parent);
             ps.setBytes(2, name);
@@ -50,7 +49,7 @@ final class Store {
     /** The parent of a directory (the root is its own parent). */
     static long parentOf(Connection c, long dir) throws SQLException {
         if (dir == 1) return 1;
-        try (PreparedStatement ps = Sql.prepare(c, "SELECT parent FROM dentries WHERE child = ? LIMIT 1")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT parent FROM dentries WHERE child = ? LIMIT 1")) {
             ps.setLong(1, dir);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : 1;
@@ -60,7 +59,7 @@ final class Store {
 
     static long insertInode(Connection c, String type, int mode, int uid, int gid, long nlink, long rdev, long now)
             throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO inodes (type, mode, uid, gid, atime_ns, mtime_ns,"
+        try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO inodes (type, mode, uid, gid, atime_ns, mtime_ns,"
                 + " ctime_ns, size, nlink, rdev) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?) RETURNING ino")) {
             ps.setString(1, type);
             ps.setInt(2, mode & 07777);
@@ -79,7 +78,7 @@ final class Store {
     }
 
     static void insertDentry(Connection c, long parent, byte[] name, long child) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO dentries (parent, name, child) VALUES (?, ?, ?)")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO dentries (parent, name, child) VALUES (?, ?, ?)")) {
             ps.setLong(1, parent);
             ps.setBytes(2, name);
             ps.setLong(3, child);
@@ -88,7 +87,7 @@ final class Store {
     }
 
     static void deleteDentry(Connection c, long parent, byte[] name) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM dentries WHERE parent = ? AND name = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM dentries WHERE parent = ? AND name = ?")) {
             ps.setLong(1, parent);
             ps.setBytes(2, name);
             ps.executeUpdate();
@@ -97,7 +96,7 @@ final class Store {
 
     /** A directory's entries changed: mtime and ctime, and its link count by {@code nlinkDelta}. */
     static void dirChanged(Connection c, long dir, long now, int nlinkDelta) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, 
+        try (Sql.Stmt ps = Sql.prepare(c, 
                 "UPDATE inodes SET mtime_ns = ?, ctime_ns = ?, nlink = nlink + ? WHERE ino = ?")) {
             ps.setLong(1, now);
             ps.setLong(2, now);
@@ -109,7 +108,7 @@ final class Store {
 
     /** ctime and the link count of a node. */
     static void linksChanged(Connection c, long ino, long now, long nlinkDelta) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "UPDATE inodes SET ctime_ns = ?, nlink = nlink + ? WHERE ino = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET ctime_ns = ?, nlink = nlink + ? WHERE ino = ?")) {
             ps.setLong(1, now);
             ps.setLong(2, nlinkDelta);
             ps.setLong(3, ino);
@@ -118,7 +117,7 @@ final class Store {
     }
 
     static void setLinks(Connection c, long ino, long now, long nlink) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "UPDATE inodes SET ctime_ns = ?, nlink = ? WHERE ino = ?")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET ctime_ns = ?, nlink = ? WHERE ino = ?")) {
             ps.setLong(1, now);
             ps.setLong(2, nlink);
             ps.setLong(3, ino);
@@ -127,7 +126,7 @@ final class Store {
     }
 
     static boolean isEmptyDir(Connection c, long dir) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "SELECT 1 FROM dentries WHERE parent = ? LIMIT 1")) {
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT 1 FROM dentries WHERE parent = ? LIMIT 1")) {
             ps.setLong(1, dir);
             try (ResultSet rs = ps.executeQuery()) {
                 return !rs.next();
@@ -141,7 +140,7 @@ final class Store {
      */
     static void unlinked(Connection c, long ino, boolean known, long session) throws SQLException {
         if (known) {
-            try (PreparedStatement ps = Sql.prepare(c, "INSERT INTO orphans (ino, session) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+            try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO orphans (ino, session) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
                 ps.setLong(1, ino);
                 ps.setLong(2, session);
                 ps.executeUpdate();
@@ -168,7 +167,7 @@ final class Store {
      * {@code session}'s forget (its orphan row goes either way); with {@link #NO_SESSION} every row counts.
      */
     static void deleteIfUnlinked(Connection c, long ino, long session) throws SQLException {
-        try (PreparedStatement ps = Sql.prepare(c, "DELETE FROM inodes WHERE ino = ? AND nlink = 0 AND NOT EXISTS"
+        try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM inodes WHERE ino = ? AND nlink = 0 AND NOT EXISTS"
                 + " (SELECT 1 FROM orphans o WHERE o.ino = ? AND o.session <> ?) AND NOT EXISTS"
                 + " (SELECT 1 FROM open_files f WHERE f.ino = ? AND f.session <> ?)")) {
             ps.setLong(1, ino);
@@ -177,7 +176,7 @@ final class Store {
             ps.setLong(4, ino);
             ps.setLong(5, session);
             if (ps.executeUpdate() == 0 && session != NO_SESSION) {
-                try (PreparedStatement d = Sql.prepare(c, "DELETE FROM orphans WHERE ino = ? AND session = ?")) {
+                try (Sql.Stmt d = Sql.prepare(c, "DELETE FROM orphans WHERE ino = ? AND session = ?")) {
                     d.setLong(1, ino);
                     d.setLong(2, session);
                     d.executeUpdate();
