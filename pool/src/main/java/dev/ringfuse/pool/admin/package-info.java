@@ -1,6 +1,8 @@
 /**
  * Administration behind the zpool/zfs-style commands: the registry of imported pools
- * ({@link dev.ringfuse.pool.admin.PoolRegistry}) and the operations themselves
- * ({@link dev.ringfuse.pool.admin.PoolAdmin}), kept free of any command-line library.
+ * ({@link dev.ringfuse.pool.admin.PoolRegistry}), the operations themselves
+ * ({@link dev.ringfuse.pool.admin.PoolAdmin}, snapshots, send and receive), and the control socket through
+ * which they reach a pool that another process has mounted ({@link dev.ringfuse.pool.admin.PoolControl}),
+ * kept free of any command-line library.
  */
 package dev.ringfuse.pool.admin;

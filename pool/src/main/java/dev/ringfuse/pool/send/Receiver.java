@@ -51,6 +51,11 @@ public final class Receiver {
                 undo = null;
             } else {
                 if (pool.lookup(target) == 0) throw new IOException("dataset '" + target + "' does not exist (an incremental stream needs its source snapshot there)");
+                if (pool.dataset(target).served()) {
+                    // its files would change under the kernel's caches; a new dataset can be received while mounted
+                    throw new IOException("dataset '" + target + "' is mounted: unmount it to receive an incremental stream into it"
+                            + " (a full stream into a new dataset works while the pool is mounted)");
+                }
                 Snapshots.Info newest = Snapshots.newest(pool, target);
                 if (newest == null || Snapshots.guid(pool, newest.name()) != h.fromGuid()) {
                     throw new IOException("the newest snapshot of '" + target + "' is not the stream's source (guid "
@@ -94,6 +99,27 @@ public final class Receiver {
         } finally {
             pool.lock().unlock();
         }
+    }
+
+    /** A stream checked end to end by {@link #check}. */
+    public record Checked(String snapshot, boolean incremental, long estimate, long records, long bytes) {}
+
+    /**
+     * Reads a whole stream and checks it (every record's CRC32C, the END digest and count) without applying
+     * anything: a receive through a mounted pool checks its spooled copy first, so a bad stream is refused
+     * before the target is touched (not even -F's rollback happens).
+     */
+    public static Checked check(InputStream in) throws IOException {
+        SendStream.Reader r = new SendStream.Reader(in);
+        SendStream.Record first = r.next();
+        if (first.type() != SendStream.HEADER) throw new SendStream.StreamException("send stream does not start with a header");
+        SendStream.Header h = SendStream.Header.decode(first.value());
+        long records = 0;
+        for (SendStream.Record rec = r.next(); rec.type() != SendStream.END; rec = r.next()) {
+            if (rec.type() == SendStream.HEADER) throw new SendStream.StreamException("send stream has a second header");
+            records++;
+        }
+        return new Checked(h.snapshot(), h.incremental(), h.estimate(), records, r.bytes());
     }
 
     private static void apply(Pool pool, Dataset ds, SendStream.Record rec) throws IOException {

@@ -57,6 +57,9 @@ public final class Dataset {
     /** What the filesystem serving this dataset does around a rollback (see {@link Snapshots.ResetHook}). */
     public void resetHook(Snapshots.ResetHook r) { this.resetHook = r; }
 
+    /** True while a filesystem serves this dataset (a mount: it installed a reset hook). */
+    public boolean served() { return resetHook != null; }
+
     /** True for a snapshot's read-only view. */
     public boolean readOnly() { return readOnly; }
 
