@@ -41,6 +41,9 @@ public final class Receiver {
         if (first.type() != SendStream.HEADER) throw new SendStream.StreamException("send stream does not start with a header");
         SendStream.Header h = SendStream.Header.decode(first.value());
         total.accept(h.estimate());
+        Snapshots.ResetHook hook = null;
+        boolean stale = false; // the kernel's caches of a mounted target are stale: -F rolled it back, or the stream went in
+        long records = 0;
         pool.lock().lock();
         try {
             pool.checkUsable();
@@ -51,25 +54,25 @@ public final class Receiver {
                 undo = null;
             } else {
                 if (pool.lookup(target) == 0) throw new IOException("dataset '" + target + "' does not exist (an incremental stream needs its source snapshot there)");
-                if (pool.dataset(target).served()) {
-                    // its files would change under the kernel's caches; a new dataset can be received while mounted
-                    throw new IOException("dataset '" + target + "' is mounted: unmount it to receive an incremental stream into it"
-                            + " (a full stream into a new dataset works while the pool is mounted)");
-                }
                 Snapshots.Info newest = Snapshots.newest(pool, target);
                 if (newest == null || Snapshots.guid(pool, newest.name()) != h.fromGuid()) {
                     throw new IOException("the newest snapshot of '" + target + "' is not the stream's source (guid "
                             + Long.toHexString(h.fromGuid()) + "): send an incremental stream from the target's newest snapshot");
                 }
+                // mounted: what the kernel may cache now (every inode it holds, every name in those directories) is
+                // dropped once the stream is in, after the pool lock is released (as a rollback does)
+                hook = pool.dataset(target).resetHook();
+                if (hook != null) hook.beforeReset();
                 if (Snapshots.changedSinceNewest(pool, target)) {
                     if (!force) throw new IOException("'" + target + "' changed since " + newest.name() + " (receive -F rolls it back first)");
-                    Snapshots.rollback(pool, newest.name());
+                    // a mounted target's caches are dropped with the receive's (never under the pool lock)
+                    Snapshots.rollback(pool, newest.name(), true, hook == null);
+                    stale = true;
                 }
                 undo = newest.name();
             }
             Dataset ds = pool.dataset(target);
             String snap = target + "@" + h.snapshot();
-            long records = 0;
             try {
                 long sinceSubmit = 0;
                 while (true) {
@@ -87,19 +90,26 @@ public final class Receiver {
                 // the received tree and its snapshot are written by one commit: a crash keeps both or neither
                 pool.dirty();
                 Snapshots.create(pool, snap, h.toGuid());
+                stale = true;
             } catch (IOException | RuntimeException e) {
                 if (pool.suspended() == null) {
                     if (undo == null) pool.destroyDataset(target, null);
-                    else Snapshots.rollback(pool, undo, false);
+                    else Snapshots.rollback(pool, undo, false, false); // no request saw the changes: nothing to invalidate
                     pool.commit();
                 }
                 throw e;
             }
-            return new Result(snap, r.bytes(), records, h.incremental());
         } finally {
-            pool.lock().unlock();
+            try {
+                if (hook != null && stale) hook.afterReset(); // the names after; inode numbers the kernel holds stay unused
+            } finally {
+                pool.lock().unlock();
+                if (hook != null && stale) hook.notifyKernel(); // without the pool lock, as a rollback does
+            }
         }
+        return new Result(target + "@" + h.snapshot(), r.bytes(), records, h.incremental());
     }
+
 
     /** A stream checked end to end by {@link #check}. */
     public record Checked(String snapshot, boolean incremental, long estimate, long records, long bytes) {}

@@ -292,6 +292,14 @@ public final class Snapshots {
      * (a failed receive undoes itself so: none of its changes ever reach the disk).
      */
     public static void rollback(Pool pool, String full, boolean commitFirst) throws IOException {
+        rollback(pool, full, commitFirst, true);
+    }
+
+    /**
+     * As above; without {@code invalidate} a mounted dataset's reset hook is not used: a failed receive undoes
+     * changes that no request saw (it held the pool lock throughout), and must not notify the kernel under it.
+     */
+    public static void rollback(Pool pool, String full, boolean commitFirst, boolean invalidate) throws IOException {
         Dataset open;
         ResetHook hook;
         pool.lock().lock();
@@ -299,7 +307,7 @@ public final class Snapshots {
             pool.checkUsable();
             Ref r = resolve(pool, full, true);
             open = pool.openDataset(r.fs);
-            hook = open == null ? null : open.resetHook;
+            hook = open == null || !invalidate ? null : open.resetHook;
             if (hook != null) hook.beforeReset();
             if (commitFirst) pool.commit();
             DatasetDir dir = pool.directory();

@@ -52,7 +52,8 @@ import org.junit.jupiter.api.io.TempDir;
  * a snapshot of a dataset being written to is sent (the mount goes on serving, and snapshot commands are
  * answered while another send stalls on a reader that does not read), received into another mounted pool
  * as a new dataset, and the received dataset, mounted, shows the same tree as the snapshot's view: contents,
- * modes, owners, times, xattrs, hard links, holes. An incremental receive into a mounted dataset is refused.
+ * modes, owners, times, xattrs, hard links, holes; an incremental stream received into it while mounted shows
+ * the next snapshot's tree, with no stale page, size or name.
  */
 @Timeout(600)
 class SendReceiveMountTest {
@@ -136,6 +137,7 @@ class SendReceiveMountTest {
         try {
             while (records.get() < 10) Thread.sleep(5);
             run(admin, "snapshot", "sa/src@one");
+            Files.writeString(mpA.resolve("small"), "changed after one\n"); // in @two: an incremental stream rewrites it
 
             // a send whose reader does not read: it blocks on the socket, and nothing else does
             SocketChannel stalled = SocketChannel.open(UnixDomainSocketAddress.of(tmp.resolve("pools.d/sa.sock")));
@@ -168,9 +170,9 @@ class SendReceiveMountTest {
 
             // into the other mounted pool, as a new dataset (not mounted); a mounted target refuses an incremental
             repl.receive("sb/copy", new ByteArrayInputStream(stream.toByteArray()), false);
-            IOException mounted = assertThrows(IOException.class,
+            IOException unrelated = assertThrows(IOException.class,
                     () -> repl.receive("sb/busy", new ByteArrayInputStream(inc.toByteArray()), true));
-            assertTrue(mounted.getMessage().contains("mounted"), mounted.getMessage());
+            assertTrue(unrelated.getMessage().contains("not the stream's source"), unrelated.getMessage());
             byte[] bad = stream.toByteArray().clone();
             bad[bad.length / 2] ^= 1;
             IOException corrupt = assertThrows(IOException.class, () -> repl.receive("sb/other", new ByteArrayInputStream(bad), false));
@@ -192,12 +194,36 @@ class SendReceiveMountTest {
             assertTrue(got.entries().get("sparse").contains("data=0-4096,8388608-8392704"), got.entries().get("sparse"));
             System.out.println("received tree identical to the snapshot: " + got.entries().size() + " entries");
             assertFalse(Files.exists(mpC.resolve(".snapshots")), "the copy is served without snapshot views here");
+
+            // an incremental stream into the mounted copy: the kernel's pages, attributes and names are dropped
+            assertEquals("small file\n", Files.readString(mpC.resolve("small")));
+            long logBefore = Files.size(mpC.resolve("busy/log"));
+            repl.receive("sb/copy", new ByteArrayInputStream(inc.toByteArray()), false);
+            assertEquals("changed after one\n", Files.readString(mpC.resolve("small")), "no stale page after the receive");
+            assertTrue(Files.size(mpC.resolve("busy/log")) > logBefore, "no stale size after the receive");
+            TreeImage two = TreeImage.of(mpA.resolve(".snapshots/two"));
+            TreeImage now = TreeImage.of(mpC);
+            assertEquals(two.linkGroups(), now.linkGroups(), "hard links after the incremental receive");
+            assertEquals(two.entries().keySet(), now.entries().keySet(), "names after the incremental receive");
+            for (String k : two.entries().keySet()) assertEquals(two.entries().get(k), now.entries().get(k), k);
+
+            // -F into the mounted copy changed since @two: rolled back (caches dropped), then received
+            Files.writeString(mpA.resolve("three"), "three\n");
+            run(admin, "snapshot", "sa/src@three");
+            ByteArrayOutputStream inc3 = new ByteArrayOutputStream();
+            repl.send("sa/src@three", "@two", inc3);
+            Files.writeString(mpC.resolve("local"), "made on the copy\n");
+            IOException changed = assertThrows(IOException.class,
+                    () -> repl.receive("sb/copy", new ByteArrayInputStream(inc3.toByteArray()), false));
+            assertTrue(changed.getMessage().contains("-F"), changed.getMessage());
+            assertTrue(Files.exists(mpC.resolve("local")));
+            repl.receive("sb/copy", new ByteArrayInputStream(inc3.toByteArray()), true);
+            assertFalse(Files.exists(mpC.resolve("local")), "no stale name after receive -F");
+            assertEquals("three\n", Files.readString(mpC.resolve("three")));
         } finally {
             MountedFsKit.closeOrForce(mc, mpC, Duration.ofSeconds(20));
         }
-        // unmounted now: the incremental stream goes in
-        repl.receive("sb/copy", new ByteArrayInputStream(inc.toByteArray()), false);
-        assertTrue(run(admin, "list", "sb/copy").contains("sb/copy@two"));
+        assertTrue(run(admin, "list", "sb/copy").contains("sb/copy@three"));
     }
 
     /** Files of every kind with set owners, modes, times and xattrs; a hard link, a symlink, holes. */
