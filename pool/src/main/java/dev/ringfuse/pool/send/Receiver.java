@@ -18,7 +18,8 @@ import java.util.function.LongConsumer;
  * to free space. Nothing is committed before the END record has verified the whole stream: then the
  * snapshot is taken (one commit). A stream that fails (truncated, corrupted, inconsistent) is undone in
  * memory (the new dataset destroyed, or the target rolled back to its snapshot) and the target is exactly as
- * before.
+ * before. Into a mounted dataset, the kernel's caches are dropped afterwards through the mount's reset hook,
+ * outside the pool lock, as a rollback does.
  */
 public final class Receiver {
     /** What was received. */
