@@ -2,7 +2,7 @@ package dev.ringfuse.pool.admin;
 
 import java.io.PrintStream;
 
-/** A one-line progress bar on a terminal stream, redrawn at most ten times a second. */
+/** A one-line progress bar on a terminal stream, redrawn at most ten times a second; a byte counter when the total is unknown (0). */
 final class Progress {
     private final PrintStream err;
     private final long total;
@@ -21,6 +21,11 @@ final class Progress {
     }
 
     private void draw(long done) {
+        if (total <= 0) { // size unknown: a counter
+            err.print("\r" + PoolAdmin.human(done));
+            err.flush();
+            return;
+        }
         int pct = (int) Math.min(100, done * 100 / total);
         int fill = pct * 30 / 100;
         err.print("\r[" + "#".repeat(fill) + " ".repeat(30 - fill) + "] " + pct + "% " + PoolAdmin.human(done));
@@ -29,6 +34,12 @@ final class Progress {
 
     void done() {
         draw(total);
+        err.println();
+    }
+
+    /** Ends the bar at {@code done} (a size known only at the end). */
+    void done(long done) {
+        draw(done);
         err.println();
     }
 }

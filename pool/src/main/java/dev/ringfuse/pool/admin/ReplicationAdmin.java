@@ -8,7 +8,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 
-/** `ringfuse send` and `receive`, with a progress bar on standard error. */
+/**
+ * `ringfuse send` and `receive`, with a progress bar on standard error. A pool mounted by another process is
+ * reached through its control socket ({@link StreamCommands}: that process does the I/O); otherwise the pool
+ * is opened here.
+ */
 public final class ReplicationAdmin {
     private final PoolAdmin admin;
     private final PoolRegistry registry;
@@ -20,43 +24,50 @@ public final class ReplicationAdmin {
         this.err = err;
     }
 
-    private Pool open(String full) throws IOException {
-        String pool = full.substring(0, full.contains("/") ? full.indexOf('/') : full.indexOf('@') < 0 ? full.length() : full.indexOf('@'));
-        if (java.nio.file.Files.exists(PoolControl.socket(registry, pool))) {
-            try (var c = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(PoolControl.socket(registry, pool)))) {
-                throw new IOException("pool '" + pool + "' is mounted by another process: unmount it to send or receive (not yet done through the mount)");
-            } catch (IOException e) {
-                if (e.getMessage() != null && e.getMessage().startsWith("pool '")) throw e;
-            }
-        }
-        return admin.open(pool);
+    private static String poolOf(String full) {
+        int cut = full.length();
+        for (char c : new char[] {'/', '@'}) if (full.indexOf(c) >= 0) cut = Math.min(cut, full.indexOf(c));
+        return full.substring(0, cut);
     }
 
     /** Writes snapshot {@code snap} (changes since {@code from} if given) to {@code out}. */
     public void send(String snap, String from, OutputStream out) throws IOException {
-        try (Pool p = open(snap)) {
-            Progress bar = new Progress(err, Math.max(1, estimate(p, snap, from)));
+        int rc = PoolControl.stream(registry, poolOf(snap), StreamCommands.sendArgs(snap, from), null, out, err);
+        if (rc > 0) throw new IOException("send of '" + snap + "' failed (status " + rc + ")");
+        if (rc == 0) return;
+        try (Pool p = admin.open(poolOf(snap))) {
+            Progress bar = new Progress(err, from != null ? 0 : Math.max(1, estimate(p, snap)));
             Sender.Result r = Sender.send(p, snap, from, out, bar::update);
             bar.done();
-            err.printf("sent '%s'%s: %d records, %s of data, %s stream%n", snap, from == null ? "" : " from " + from, r.records(),
-                    PoolAdmin.human(r.dataBytes()), PoolAdmin.human(r.bytes()));
+            err.println(sent(snap, from, r));
         }
     }
 
-    private static long estimate(Pool p, String snap, String from) throws IOException {
-        if (from != null) return 0;
+    static String sent(String snap, String from, Sender.Result r) {
+        return String.format("sent '%s'%s: %d records, %s of data, %s stream", snap, from == null ? "" : " from " + from, r.records(),
+                PoolAdmin.human(r.dataBytes()), PoolAdmin.human(r.bytes()));
+    }
+
+    static long estimate(Pool p, String snap) throws IOException {
         return dev.ringfuse.pool.txg.Snapshots.view(p, snap).head().logicalBytes();
     }
 
     /** Applies the stream on {@code in} to {@code target}. */
     public void receive(String target, InputStream in, boolean force) throws IOException {
-        try (Pool p = open(target)) {
+        int rc = PoolControl.stream(registry, poolOf(target), StreamCommands.receiveArgs(target, force), in, null, err);
+        if (rc > 0) throw new IOException("receive into '" + target + "' failed (status " + rc + ")");
+        if (rc == 0) return;
+        try (Pool p = admin.open(poolOf(target))) {
             Progress[] bar = {null};
             Receiver.Result r = Receiver.receive(p, target, in, force, total -> bar[0] = new Progress(err, Math.max(1, total)),
                     done -> bar[0].update(done));
             bar[0].done();
-            err.printf("received '%s' (%s): %d records, %s stream%n", r.snapshot(), r.incremental() ? "incremental" : "full",
-                    r.records(), PoolAdmin.human(r.bytes()));
+            err.println(received(r));
         }
+    }
+
+    static String received(Receiver.Result r) {
+        return String.format("received '%s' (%s): %d records, %s stream", r.snapshot(), r.incremental() ? "incremental" : "full",
+                r.records(), PoolAdmin.human(r.bytes()));
     }
 }

@@ -10,6 +10,8 @@ import dev.ringfuse.pool.tree.BTree;
 import dev.ringfuse.pool.tree.Key;
 import dev.ringfuse.pool.txg.Dataset;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -85,7 +87,11 @@ final class FileData {
     /** Bytes read ahead of a sequential reader (several blocks in flight). */
     static final long READ_AHEAD = Long.getLong("pool.readahead.bytes", 4L << 20);
 
-    int read(Inode n, long off, byte[] dst, int len) throws IOException {
+    /**
+     * Copies up to {@code len} bytes at {@code off} into {@code dst} (the reply's own buffer: block bytes from
+     * the cache or a dirty buffer go there in one copy, holes are zero-filled in place); returns the count.
+     */
+    int read(Inode n, long off, MemorySegment dst, int len) throws IOException {
         if (off >= n.size) return 0;
         int want = (int) Math.min(len, n.size - off);
         int bs = blocksize(n);
@@ -99,8 +105,8 @@ final class FileData {
             int in = (int) (pos % bs);
             int k = Math.min(want - done, bs - in);
             byte[] b = block(n, idx);
-            if (b == null) java.util.Arrays.fill(dst, done, done + k, (byte) 0);
-            else System.arraycopy(b, in, dst, done, k);
+            if (b == null) dst.asSlice(done, k).fill((byte) 0);
+            else MemorySegment.copy(b, in, dst, ValueLayout.JAVA_BYTE, done, k);
             done += k;
         }
         return want;

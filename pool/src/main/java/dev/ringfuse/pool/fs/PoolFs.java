@@ -147,6 +147,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         if (closed) return;
         closed = true;
         if (timer != null) timer.shutdownNow();
+        if (!ds.readOnly()) ds.resetHook(null); // no longer served: a receive may change it again
         timedCommit();
         System.err.println("pool " + pool.name() + ": committed txg " + pool.txg());
         if (ownsPool) {

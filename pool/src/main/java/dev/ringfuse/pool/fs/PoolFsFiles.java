@@ -224,9 +224,8 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
         locked(() -> {
             Inode n = file(nodeid);
-            byte[] buf = new byte[size];
-            int got = data.read(n, offset, buf, size);
-            reply.data(buf, 0, got);
+            // straight into the transport's reply buffer: no intermediate array (DESIGN.md, "Read path")
+            reply.commit(data.read(n, offset, reply.buffer(), size));
         });
     }
 

@@ -27,21 +27,19 @@ import dev.ringfuse.lowlevel.StatfsReply;
 import dev.ringfuse.lowlevel.StatusReply;
 import dev.ringfuse.lowlevel.StatxReply;
 import dev.ringfuse.lowlevel.XattrReply;
-import dev.ringfuse.pool.txg.Dataset;
 import dev.ringfuse.pool.txg.Snapshots;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A mounted dataset with its snapshots reachable read-only at {@code MNT/.snapshots/NAME/}, as ZFS's hidden
  * snapdir: the name is not listed by readdir of the root but a lookup finds it. Requests on the live dataset
  * go to its {@link PoolFs} unchanged; each snapshot is served by a PoolFs over its read-only view, with node
  * ids moved into a range of their own ({@code index << 48 | ino}); anything that would change a snapshot
- * gets EROFS. A view of a snapshot destroyed meanwhile answers ESTALE.
+ * gets EROFS. A view of a snapshot destroyed meanwhile answers ESTALE. Views live while the kernel holds
+ * their nodes, and leave memory after idle ({@link SnapshotViews}).
  */
 public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     /** The name in the root; hidden from its listing. */
@@ -52,60 +50,56 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     static final long SNAPDIR = 1L << 62;
     private static final long TIMEOUT = 1_000_000_000L;
 
-    private record View(int index, String name, long id, PoolFs fs) {}
-
     private final PoolFs live;
     private final String dsName;
-    private final Map<String, View> byName = new HashMap<>();
-    private final List<View> byIndex = new ArrayList<>();
+    private final SnapshotViews views;
 
     private final AutoCloseable alsoClose;
 
     /** Serves {@code live} and its snapshots; {@code alsoClose} (a control socket, or null) is closed first at unmount. */
     public SnapshotDirFs(PoolFs live, AutoCloseable alsoClose) {
+        this(live, alsoClose, Long.getLong("pool.snapshots.idleSeconds", 60) * 1_000_000_000L);
+    }
+
+    /** As above; a snapshot's view is dropped after {@code idleNanos} without a request (see {@link SnapshotViews}). */
+    SnapshotDirFs(PoolFs live, AutoCloseable alsoClose, long idleNanos) {
         this.live = live;
         this.alsoClose = alsoClose;
         this.dsName = live.ds.name();
-        byIndex.add(null); // index 0 is the live dataset
+        this.views = new SnapshotViews(live, idleNanos);
     }
 
     /** The live dataset's filesystem. */
     public PoolFs live() { return live; }
 
+    /** Snapshot views the kernel may still hold nodes of (tests watch it return to 0). */
+    int viewSlots() { return views.slots(); }
+
+    /** Snapshot views loaded in memory. */
+    int viewsLoaded() { return views.loaded(); }
+
     // ---- views -------------------------------------------------------------------------------------------
 
-    private synchronized View view(String name) throws IOException {
-        View v = byName.get(name);
-        if (v != null && Snapshots.exists(live.pool, v.id)) return v;
-        if (byIndex.size() >= (1 << 14)) throw new FuseException(Errno.ENFILE);
-        Dataset ds;
-        try {
-            ds = Snapshots.view(live.pool, dsName + "@" + name);
-        } catch (IllegalArgumentException e) {
-            return null;
-        } catch (IOException e) {
-            if (e.getMessage() != null && e.getMessage().contains("does not exist")) return null;
-            throw e;
-        }
-        v = new View(byIndex.size(), name, ds.id(), new PoolFs(ds, false, 0));
-        byIndex.add(v);
-        byName.put(name, v);
-        return v;
+    /** A request on a snapshot's node: the view, its inner node id. */
+    private interface ViewCall {
+        void run(SnapshotViews.Slot s, PoolFs fs, long ino) throws IOException;
     }
 
-    /** The view owning node id {@code ino}; ESTALE if its snapshot is gone. */
-    private View of(long ino) {
-        int k = (int) (ino >>> SHIFT);
-        View v;
-        synchronized (this) {
-            v = k < byIndex.size() ? byIndex.get(k) : null;
-        }
+    /**
+     * Runs {@code c} on the view owning {@code nodeid} under the pool lock, so that its snapshot cannot be
+     * destroyed (and its blocks reused) between the check and the reads; ESTALE once it is gone.
+     */
+    private void onView(long nodeid, ViewCall c) {
+        live.pool.lock().lock();
         try {
-            if (v == null || !Snapshots.exists(live.pool, v.id)) throw new FuseException(Errno.ESTALE);
+            SnapshotViews.Slot s = views.require((int) (nodeid >>> SHIFT));
+            c.run(s, s.fs, inner(nodeid));
         } catch (IOException e) {
+            System.err.println("pool " + live.pool.name() + ": snapshot view: " + e.getMessage());
             throw new FuseException(Errno.EIO);
+        } finally {
+            live.pool.lock().unlock();
         }
-        return v;
     }
 
     private static boolean inView(long ino) {
@@ -114,19 +108,6 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
 
     private static long inner(long ino) {
         return ino & LOW;
-    }
-
-    private static long outer(View v, long ino) {
-        return ino == 0 ? 0 : ((long) v.index << SHIFT) | ino;
-    }
-
-    private static Attr mapAttr(View v, Attr a) {
-        return new Attr(outer(v, a.ino()), a.mode(), a.nlink(), a.uid(), a.gid(), a.rdev(), a.size(), a.blocks(), a.blksize(),
-                a.atimeSec(), a.atimeNsec(), a.mtimeSec(), a.mtimeNsec(), a.ctimeSec(), a.ctimeNsec(), a.btimeSec(), a.btimeNsec());
-    }
-
-    private static Entry mapEntry(View v, Entry e) {
-        return new Entry(outer(v, e.nodeid()), e.generation(), mapAttr(v, e.attr()), e.entryTimeoutNanos(), e.attrTimeoutNanos());
     }
 
     private Attr snapdirAttr() {
@@ -147,59 +128,14 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
         return out;
     }
 
-    // ---- reply wrappers ----------------------------------------------------------------------------------
-
-    private static EntryReply entries(View v, EntryReply r) {
-        return new EntryReply() {
-            @Override public void entry(Entry e) { r.entry(mapEntry(v, e)); }
-            @Override public void negative(long t) { r.negative(t); }
-            @Override public void error(Errno e) { r.error(e); }
-            @Override public void error(int e) { r.error(e); }
-            @Override public boolean isDone() { return r.isDone(); }
-        };
-    }
-
-    private static AttrReply attrs(View v, AttrReply r) {
-        return new AttrReply() {
-            @Override public void attr(Attr a, long t) { r.attr(mapAttr(v, a), t); }
-            @Override public void error(Errno e) { r.error(e); }
-            @Override public void error(int e) { r.error(e); }
-            @Override public boolean isDone() { return r.isDone(); }
-        };
-    }
-
-    private static StatxReply statxs(View v, StatxReply r) {
-        return new StatxReply() {
-            @Override public void statx(Attr a, int mask, long t) { r.statx(mapAttr(v, a), mask, t); }
-            @Override public void error(Errno e) { r.error(e); }
-            @Override public void error(int e) { r.error(e); }
-            @Override public boolean isDone() { return r.isDone(); }
-        };
-    }
-
-    private static DirReply dirs(View v, DirReply r) {
-        return new DirReply() {
-            @Override public boolean add(String name, long ino, int type, long next) { return r.add(name, outer(v, ino), type, next); }
-            @Override public void send() { r.send(); }
-            @Override public void error(Errno e) { r.error(e); }
-            @Override public void error(int e) { r.error(e); }
-            @Override public boolean isDone() { return r.isDone(); }
-        };
-    }
-
-    private static DirPlusReply dirPlus(View v, DirPlusReply r) {
-        return new DirPlusReply() {
-            @Override public boolean add(String name, Entry e, long next) { return r.add(name, mapEntry(v, e), next); }
-            @Override public void send() { r.send(); }
-            @Override public void error(Errno e) { r.error(e); }
-            @Override public void error(int e) { r.error(e); }
-            @Override public boolean isDone() { return r.isDone(); }
-        };
-    }
-
     // ---- lifecycle ---------------------------------------------------------------------------------------
 
-    @Override public void init(InitContext init) { live.init(init); }
+    @Override
+    public void init(InitContext init) {
+        live.init(init);
+        views.start();
+    }
+
     @Override public boolean checksPermissions() { return live.checksPermissions(); }
     @Override
     public void destroy() {
@@ -208,6 +144,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
 
     @Override
     public void close() {
+        views.close();
         if (alsoClose != null) {
             try {
                 alsoClose.close();
@@ -225,21 +162,21 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
         if (parent == Inodes.ROOT && name.equals(DIR)) {
             reply.entry(new Entry(SNAPDIR, 1, snapdirAttr(), TIMEOUT, TIMEOUT));
         } else if (parent == SNAPDIR) {
-            try {
-                View v = view(name);
+            live.locked(() -> {
+                SnapshotViews.Slot v = views.byName(name);
                 if (v == null) {
                     reply.negative(0);
                     return;
                 }
-                Entry[] e = new Entry[1];
-                v.fs.locked(() -> e[0] = v.fs.entry(v.fs.inodes.require(Inodes.ROOT)));
-                reply.entry(mapEntry(v, e[0]));
-            } catch (IOException ex) {
-                reply.error(Errno.EIO);
-            }
+                Entry e = v.fs.entry(v.fs.inodes.require(Inodes.ROOT));
+                views.counted(v, 1);
+                reply.entry(ViewReplies.mapEntry(v, e));
+            });
         } else if (inView(parent)) {
-            View v = of(parent);
-            v.fs.lookup(ctx, inner(parent), name, entries(v, reply));
+            onView(parent, (v, fs, ino) -> {
+                views.named(v, parent, name);
+                fs.lookup(ctx, ino, name, ViewReplies.entries(views, v, reply));
+            });
         } else {
             live.lookup(ctx, parent, name, reply);
         }
@@ -252,12 +189,12 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
             live.forget(nodeid, nlookup);
             return;
         }
-        View v;
-        synchronized (this) {
-            int k = (int) (nodeid >>> SHIFT);
-            v = k < byIndex.size() ? byIndex.get(k) : null;
+        live.pool.lock().lock();
+        try {
+            views.forget((int) (nodeid >>> SHIFT), inner(nodeid), nlookup);
+        } finally {
+            live.pool.lock().unlock();
         }
-        if (v != null) v.fs.locked(() -> v.fs.inodes.forget(inner(nodeid), nlookup));
     }
 
     private static boolean rootName(long parent, String name) {
@@ -330,7 +267,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     @Override
     public void readlink(RequestContext ctx, long nodeid, ReadlinkReply reply) {
         if (nodeid == SNAPDIR) reply.error(Errno.EINVAL);
-        else if (inView(nodeid)) of(nodeid).fs.readlink(ctx, inner(nodeid), reply);
+        else if (inView(nodeid)) onView(nodeid, (v, fs, ino) -> fs.readlink(ctx, ino, reply));
         else live.readlink(ctx, nodeid, reply);
     }
 
@@ -339,7 +276,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     @Override
     public void opendir(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         if (nodeid == SNAPDIR) reply.open(0, 0);
-        else if (inView(nodeid)) of(nodeid).fs.opendir(ctx, inner(nodeid), flags, reply);
+        else if (inView(nodeid)) onView(nodeid, (v, fs, ino) -> fs.opendir(ctx, ino, flags, reply));
         else live.opendir(ctx, nodeid, flags, reply);
     }
 
@@ -354,8 +291,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
             }
             reply.send();
         } else if (inView(nodeid)) {
-            View v = of(nodeid);
-            v.fs.readdir(ctx, inner(nodeid), fh, offset, size, dirs(v, reply));
+            onView(nodeid, (v, fs, ino) -> fs.readdir(ctx, ino, fh, offset, size, ViewReplies.dirs(v, reply)));
         } else {
             live.readdir(ctx, nodeid, fh, offset, size, reply);
         }
@@ -373,8 +309,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
             }
             reply.send();
         } else if (inView(nodeid)) {
-            View v = of(nodeid);
-            v.fs.readdirplus(ctx, inner(nodeid), fh, offset, size, dirPlus(v, reply));
+            onView(nodeid, (v, fs, ino) -> fs.readdirplus(ctx, ino, fh, offset, size, ViewReplies.dirPlus(views, v, nodeid, reply)));
         } else {
             live.readdirplus(ctx, nodeid, fh, offset, size, reply);
         }
@@ -398,8 +333,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
         if (nodeid == SNAPDIR) reply.attr(snapdirAttr(), TIMEOUT);
         else if (inView(nodeid)) {
-            View v = of(nodeid);
-            v.fs.getattr(ctx, inner(nodeid), fh, attrs(v, reply));
+            onView(nodeid, (v, fs, ino) -> fs.getattr(ctx, ino, fh, ViewReplies.attrs(v, reply)));
         } else live.getattr(ctx, nodeid, fh, reply);
     }
 
@@ -407,8 +341,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     public void statx(RequestContext ctx, long nodeid, long fh, int flags, int mask, StatxReply reply) {
         if (nodeid == SNAPDIR) reply.statx(snapdirAttr(), 0x7ff | 0x800, TIMEOUT);
         else if (inView(nodeid)) {
-            View v = of(nodeid);
-            v.fs.statx(ctx, inner(nodeid), fh, flags, mask, statxs(v, reply));
+            onView(nodeid, (v, fs, ino) -> fs.statx(ctx, ino, fh, flags, mask, ViewReplies.statxs(v, reply)));
         } else live.statx(ctx, nodeid, fh, flags, mask, reply);
     }
 
@@ -452,14 +385,14 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     @Override
     public void getxattr(RequestContext ctx, long nodeid, String name, int size, XattrReply reply) {
         if (nodeid == SNAPDIR) reply.error(Errno.ENODATA);
-        else if (inView(nodeid)) of(nodeid).fs.getxattr(ctx, inner(nodeid), name, size, reply);
+        else if (inView(nodeid)) onView(nodeid, (v, fs, ino) -> fs.getxattr(ctx, ino, name, size, reply));
         else live.getxattr(ctx, nodeid, name, size, reply);
     }
 
     @Override
     public void listxattr(RequestContext ctx, long nodeid, int size, XattrReply reply) {
         if (nodeid == SNAPDIR) reply.names(List.of());
-        else if (inView(nodeid)) of(nodeid).fs.listxattr(ctx, inner(nodeid), size, reply);
+        else if (inView(nodeid)) onView(nodeid, (v, fs, ino) -> fs.listxattr(ctx, ino, size, reply));
         else live.listxattr(ctx, nodeid, size, reply);
     }
 
@@ -470,13 +403,13 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
         if (nodeid == SNAPDIR) reply.error(Errno.EISDIR);
         else if (inView(nodeid)) {
             if ((flags & 3) != 0 || (flags & PoolFsFiles.O_TRUNC) != 0) reply.error(Errno.EROFS);
-            else of(nodeid).fs.open(ctx, inner(nodeid), flags, reply);
+            else onView(nodeid, (v, fs, ino) -> fs.open(ctx, ino, flags, reply));
         } else live.open(ctx, nodeid, flags, reply);
     }
 
     @Override
     public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
-        if (inView(nodeid)) of(nodeid).fs.read(ctx, inner(nodeid), fh, offset, size, reply);
+        if (inView(nodeid)) onView(nodeid, (v, fs, ino) -> fs.read(ctx, ino, fh, offset, size, reply));
         else live.read(ctx, nodeid, fh, offset, size, reply);
     }
 
@@ -495,14 +428,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     @Override
     public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock, StatusReply reply) {
         if (inView(nodeid)) {
-            View v;
-            try {
-                v = of(nodeid);
-            } catch (FuseException gone) { // the snapshot was destroyed, and its view's open handles with it
-                reply.ok();
-                return;
-            }
-            v.fs.release(ctx, inner(nodeid), fh, flags, lockOwner, flockUnlock, reply); // the view opened it
+            reply.ok(); // a view keeps no state per handle (read-only: no append handles)
         } else if (nodeid == SNAPDIR) reply.ok();
         else live.release(ctx, nodeid, fh, flags, lockOwner, flockUnlock, reply);
     }
@@ -521,7 +447,7 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
 
     @Override
     public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
-        if (inView(nodeid)) of(nodeid).fs.lseek(ctx, inner(nodeid), fh, offset, whence, reply);
+        if (inView(nodeid)) onView(nodeid, (v, fs, ino) -> fs.lseek(ctx, ino, fh, offset, whence, reply));
         else live.lseek(ctx, nodeid, fh, offset, whence, reply);
     }
 

@@ -1,7 +1,6 @@
 package dev.ringfuse.pool.io;
 
 import dev.ringfuse.pool.format.BlockPointer;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -18,8 +17,12 @@ public final class BlockCache {
     record Id(int device, long offset, long birth, long sum) {
         static Id of(BlockPointer bp) {
             var d = bp.dvas()[0];
-            return new Id(d.device(), d.offset(), bp.birth(), ByteBuffer.wrap(bp.checksum()).order(ByteOrder.LITTLE_ENDIAN).getLong(0));
+            return new Id(d.device(), d.offset(), bp.birth(), (long) LONG_LE.get(bp.checksum(), 0));
         }
+
+        /** Reads a long without wrapping the array in a buffer (this runs on every file block read). */
+        private static final java.lang.invoke.VarHandle LONG_LE =
+                java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     }
 
     private final long capacity;

@@ -33,8 +33,19 @@ public final class BlockIo {
     private final BlockCache cache = new BlockCache(BlockCache.defaultCapacity());
     /** Sector-padded bytes of blocks queued or being written, by {@link #place}. */
     private final ConcurrentHashMap<Long, byte[]> pending = new ConcurrentHashMap<>();
-    /** Read-ahead in flight or done but not consumed yet: the raw bytes of the first copy. */
-    private final ConcurrentHashMap<BlockPointer, CompletableFuture<byte[]>> ahead = new ConcurrentHashMap<>();
+    /**
+     * Read-ahead in flight or done but not consumed yet: the raw bytes of the first copy, keyed by first-copy
+     * place and birth txg (a place freed and written again has a later birth; the checksum is checked on use).
+     * Not by BlockPointer: its equals/hashCode encode 128 bytes per lookup, twice per read.
+     */
+    private final ConcurrentHashMap<Ahead, CompletableFuture<byte[]>> ahead = new ConcurrentHashMap<>();
+
+    private record Ahead(long place, long birth) {
+        static Ahead of(BlockPointer bp) {
+            Dva d = bp.dvas()[0];
+            return new Ahead(BlockIo.place(d.device(), d.offset()), bp.birth());
+        }
+    }
     public static final int MAX_AHEAD = Integer.getInteger("pool.readahead.blocks", 32);
 
     public BlockIo(BlockDevice[] devices, Allocator allocator) {
@@ -132,14 +143,16 @@ public final class BlockIo {
 
     /** Starts reading a file block that a sequential reader will want soon (no-op if cached or busy). */
     public void prefetch(BlockPointer bp) {
-        if (bp.isHole() || bp.type() != BlockType.FILE_DATA || ahead.containsKey(bp)) return;
+        if (bp.isHole() || bp.type() != BlockType.FILE_DATA) return;
+        Ahead key = Ahead.of(bp);
+        if (ahead.containsKey(key)) return;
         Dva d = bp.dvas()[0];
         if (d.device() >= devices.length || pending.containsKey(place(d.device(), d.offset())) || cache.contains(bp)) return;
         if (ahead.size() >= MAX_AHEAD) {
             ahead.values().removeIf(CompletableFuture::isDone); // unclaimed (the reader went elsewhere)
             if (ahead.size() >= MAX_AHEAD) return;
         }
-        ahead.put(bp, devices[d.device()].readAsync(d.offset(), (int) d.asize()));
+        ahead.put(key, devices[d.device()].readAsync(d.offset(), (int) d.asize()));
     }
 
     /** Flushes every device. */
@@ -164,7 +177,7 @@ public final class BlockIo {
         byte[] c = cache.get(bp);
         if (c != null) return c;
         byte[] out = null;
-        CompletableFuture<byte[]> f = ahead.remove(bp);
+        CompletableFuture<byte[]> f = ahead.isEmpty() ? null : ahead.remove(Ahead.of(bp));
         if (f != null) {
             try {
                 out = decodeIfValid(bp, f.get(60, TimeUnit.SECONDS));

@@ -18,7 +18,8 @@ import java.util.function.LongConsumer;
  * to free space. Nothing is committed before the END record has verified the whole stream: then the
  * snapshot is taken (one commit). A stream that fails (truncated, corrupted, inconsistent) is undone in
  * memory (the new dataset destroyed, or the target rolled back to its snapshot) and the target is exactly as
- * before.
+ * before. Into a mounted dataset, the kernel's caches are dropped afterwards through the mount's reset hook,
+ * outside the pool lock, as a rollback does.
  */
 public final class Receiver {
     /** What was received. */
@@ -41,6 +42,9 @@ public final class Receiver {
         if (first.type() != SendStream.HEADER) throw new SendStream.StreamException("send stream does not start with a header");
         SendStream.Header h = SendStream.Header.decode(first.value());
         total.accept(h.estimate());
+        Snapshots.ResetHook hook = null;
+        boolean stale = false; // the kernel's caches of a mounted target are stale: -F rolled it back, or the stream went in
+        long records = 0;
         pool.lock().lock();
         try {
             pool.checkUsable();
@@ -56,15 +60,20 @@ public final class Receiver {
                     throw new IOException("the newest snapshot of '" + target + "' is not the stream's source (guid "
                             + Long.toHexString(h.fromGuid()) + "): send an incremental stream from the target's newest snapshot");
                 }
+                // mounted: what the kernel may cache now (every inode it holds, every name in those directories) is
+                // dropped once the stream is in, after the pool lock is released (as a rollback does)
+                hook = pool.dataset(target).resetHook();
+                if (hook != null) hook.beforeReset();
                 if (Snapshots.changedSinceNewest(pool, target)) {
                     if (!force) throw new IOException("'" + target + "' changed since " + newest.name() + " (receive -F rolls it back first)");
-                    Snapshots.rollback(pool, newest.name());
+                    // a mounted target's caches are dropped with the receive's (never under the pool lock)
+                    Snapshots.rollback(pool, newest.name(), true, hook == null);
+                    stale = true;
                 }
                 undo = newest.name();
             }
             Dataset ds = pool.dataset(target);
             String snap = target + "@" + h.snapshot();
-            long records = 0;
             try {
                 long sinceSubmit = 0;
                 while (true) {
@@ -82,18 +91,46 @@ public final class Receiver {
                 // the received tree and its snapshot are written by one commit: a crash keeps both or neither
                 pool.dirty();
                 Snapshots.create(pool, snap, h.toGuid());
+                stale = true;
             } catch (IOException | RuntimeException e) {
                 if (pool.suspended() == null) {
                     if (undo == null) pool.destroyDataset(target, null);
-                    else Snapshots.rollback(pool, undo, false);
+                    else Snapshots.rollback(pool, undo, false, false); // no request saw the changes: nothing to invalidate
                     pool.commit();
                 }
                 throw e;
             }
-            return new Result(snap, r.bytes(), records, h.incremental());
         } finally {
-            pool.lock().unlock();
+            try {
+                if (hook != null && stale) hook.afterReset(); // the names after; inode numbers the kernel holds stay unused
+            } finally {
+                pool.lock().unlock();
+                if (hook != null && stale) hook.notifyKernel(); // without the pool lock, as a rollback does
+            }
         }
+        return new Result(target + "@" + h.snapshot(), r.bytes(), records, h.incremental());
+    }
+
+
+    /** A stream checked end to end by {@link #check}. */
+    public record Checked(String snapshot, boolean incremental, long estimate, long records, long bytes) {}
+
+    /**
+     * Reads a whole stream and checks it (every record's CRC32C, the END digest and count) without applying
+     * anything: a receive through a mounted pool checks its spooled copy first, so a bad stream is refused
+     * before the target is touched (not even -F's rollback happens).
+     */
+    public static Checked check(InputStream in) throws IOException {
+        SendStream.Reader r = new SendStream.Reader(in);
+        SendStream.Record first = r.next();
+        if (first.type() != SendStream.HEADER) throw new SendStream.StreamException("send stream does not start with a header");
+        SendStream.Header h = SendStream.Header.decode(first.value());
+        long records = 0;
+        for (SendStream.Record rec = r.next(); rec.type() != SendStream.END; rec = r.next()) {
+            if (rec.type() == SendStream.HEADER) throw new SendStream.StreamException("send stream has a second header");
+            records++;
+        }
+        return new Checked(h.snapshot(), h.incremental(), h.estimate(), records, r.bytes());
     }
 
     private static void apply(Pool pool, Dataset ds, SendStream.Record rec) throws IOException {

@@ -18,7 +18,9 @@ import java.util.function.LongConsumer;
  * carries every key of the snapshot's tree, data blocks as their logical bytes. An incremental stream from
  * snapshot A carries only what changed after A: leaves in subtrees born after A's txg (data blocks born
  * after it), and DELETE records for keys of A's tree that are gone, found by walking only the parts of A's
- * tree that B does not share. Runs under the pool lock (snapshots cannot be destroyed meanwhile).
+ * tree that B does not share. The snapshots are held (destroy refuses them) and their trees, which never
+ * change, are read without the pool lock: a mounted pool goes on serving, and a slow reader of the stream
+ * holds nothing but the send.
  */
 public final class Sender {
     /** What was sent. */
@@ -30,8 +32,7 @@ public final class Sender {
 
     public static Result send(Pool pool, String to, String from, OutputStream out, LongConsumer progress) throws IOException {
         if (from != null && from.startsWith("@")) from = to.substring(0, to.indexOf('@')) + from;
-        pool.lock().lock();
-        try {
+        try (Snapshots.Hold held = Snapshots.hold(pool, from == null ? java.util.List.of(to) : java.util.List.of(to, from))) {
             Dataset toView = Snapshots.view(pool, to);
             Dataset fromView = from == null ? null : Snapshots.view(pool, from);
             if (fromView != null) {
@@ -78,8 +79,6 @@ public final class Sender {
             }
             w.end();
             return new Result(w.bytes(), counts[0], counts[1]);
-        } finally {
-            pool.lock().unlock();
         }
     }
 

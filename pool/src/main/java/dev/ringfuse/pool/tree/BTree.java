@@ -4,6 +4,7 @@ import dev.ringfuse.pool.format.BlockPointer;
 import dev.ringfuse.pool.format.BlockType;
 import dev.ringfuse.pool.format.Checksum;
 import dev.ringfuse.pool.format.Compression;
+import dev.ringfuse.pool.format.FormatException;
 import dev.ringfuse.pool.io.BlockIo;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -352,6 +353,65 @@ public final class BTree {
             return;
         }
         for (Node.Child c : n.children) walk(treeId, c.bp, nodes, leaves);
+    }
+
+    /** What {@link #verifyOnce} asks of `pool verify`, which remembers the subtrees it has walked. */
+    public interface OnceWalk {
+        /** The key range [min, max] of the subtree at {@code bp} if it was walked before (from another tree), else null. */
+        Key[] walked(BlockPointer bp);
+
+        /** The node's logical bytes, every copy read and checked by the caller; null if none was readable (reported). */
+        byte[] read(BlockPointer bp) throws IOException;
+
+        /** The subtree at {@code bp} is walked: its keys lie in [min, max] (both null for an empty root). */
+        void done(BlockPointer bp, Key min, Key max);
+
+        boolean leaf(Key key, byte[] value) throws IOException;
+    }
+
+    /**
+     * Verification of the committed tree under {@code rootBp} that reads each node once however many trees
+     * share it: a subtree {@code w} has walked before (snapshots and clones share unchanged subtrees) is not
+     * read again; only its remembered key range is checked against this parent's bounds.
+     */
+    public static void verifyOnce(long treeId, BlockPointer rootBp, OnceWalk w) throws IOException {
+        if (!rootBp.isHole()) verifyOnce(treeId, rootBp, null, null, w);
+    }
+
+    private static Key[] verifyOnce(long treeId, BlockPointer bp, Key lo, Key hi, OnceWalk w) throws IOException {
+        Key[] range = w.walked(bp);
+        if (range == null) {
+            byte[] bytes = w.read(bp);
+            if (bytes == null) return null;
+            Node n = Node.decode(bytes, treeId, bp.level());
+            Key min = null, max = null;
+            if (n.leaf()) {
+                for (int i = 0; i < n.size(); i++) if (!w.leaf(n.keys.get(i), n.values.get(i))) break;
+                if (n.size() > 0) {
+                    min = n.keys.getFirst();
+                    max = n.keys.getLast();
+                }
+            } else {
+                for (int i = 0; i < n.size(); i++) {
+                    Key clo = i == 0 ? lo : n.keys.get(i);
+                    Key chi = i + 1 < n.size() ? n.keys.get(i + 1) : hi;
+                    if (i > 0 && (lo != null && clo.compareTo(lo) < 0 || hi != null && clo.compareTo(hi) >= 0)) {
+                        throw new FormatException("tree " + treeId + ": separator key outside its parent's bounds");
+                    }
+                    Key[] c = verifyOnce(treeId, n.children.get(i).bp, clo, chi, w);
+                    if (c == null || c[0] == null) continue;
+                    if (min == null) min = c[0];
+                    max = c[1];
+                }
+            }
+            w.done(bp, min, max);
+            range = new Key[] {min, max};
+        }
+        if (range[0] != null) {
+            if (lo != null && range[0].compareTo(lo) < 0) throw new FormatException("tree " + treeId + ": key below its parent's bound");
+            if (hi != null && range[1].compareTo(hi) >= 0) throw new FormatException("tree " + treeId + ": key above its parent's bound");
+        }
+        return range;
     }
 
     /** Verification: walks every node from the root, checking order and bounds; counts nodes via {@code onNode}. */

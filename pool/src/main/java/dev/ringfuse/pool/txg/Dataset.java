@@ -61,6 +61,12 @@ public final class Dataset {
     /** What the filesystem serving this dataset does around a rollback (see {@link Snapshots.ResetHook}). */
     public void resetHook(Snapshots.ResetHook r) { this.resetHook = r; }
 
+    /** True while a filesystem serves this dataset (a mount: it installed a reset hook). */
+    public boolean served() { return resetHook != null; }
+
+    /** The serving filesystem's reset hook, or null (a receive into a mounted dataset invalidates through it). */
+    public Snapshots.ResetHook resetHook() { return resetHook; }
+
     /** True for a snapshot's read-only view. */
     public boolean readOnly() { return readOnly; }
 

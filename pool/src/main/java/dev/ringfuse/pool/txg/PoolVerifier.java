@@ -4,6 +4,7 @@ import dev.ringfuse.pool.format.BlockPointer;
 import dev.ringfuse.pool.format.BlockType;
 import dev.ringfuse.pool.format.Dva;
 import dev.ringfuse.pool.format.FormatException;
+import dev.ringfuse.pool.format.MosBlock;
 import dev.ringfuse.pool.io.BlockIo;
 import dev.ringfuse.pool.tree.BTree;
 import dev.ringfuse.pool.tree.Key;
@@ -19,7 +20,9 @@ import java.util.function.LongConsumer;
  * `pool verify`: walks every block from the uberblock (MOS, dataset directory, every dataset tree and its
  * data blocks, the space log), reads and checksums every copy, checks tree invariants, that no two live
  * blocks overlap, that every live block is allocated, that nothing allocated is unreferenced, and that
- * every dataset head's space counters match its trees (recomputed by {@link SpaceWalk}).
+ * every dataset head's space counters match its trees (recomputed by {@link SpaceWalk}). Each block is read
+ * once however many snapshots and clones share it: a subtree met again (by first-copy place) is not walked
+ * again, and each copy that is read is the one the walk decodes (no second read to parse it).
  */
 public final class PoolVerifier {
     /** What verification found. */
@@ -56,11 +59,11 @@ public final class PoolVerifier {
 
     private Report run(LongConsumer progress) throws IOException {
         BlockPointer mos = pool.mosPointer();
-        block(mos, progress);
-        BTree dirTree = pool.directory().tree();
+        byte[] mosBytes = block(mos, progress);
+        if (mosBytes == null) return new Report(blocks, bytes, 0, List.copyOf(errors));
         List<Long> ids = new ArrayList<>();
         List<BlockPointer> dead = new ArrayList<>();
-        tree(dirTree, progress, (k, v) -> {
+        tree(0, MosBlock.decode(mosBytes).directoryRoot(), progress, (k, v) -> {
             if (k.type() == DatasetDir.HEAD) ids.add(k.obj());
             if (k.type() == DatasetDir.DEADLIST) dead.add(BlockPointer.fromBytes(v));
             return true;
@@ -69,14 +72,7 @@ public final class PoolVerifier {
             var head = pool.directory().head(id);
             BlockPointer root = head.root();
             if (root.isHole()) continue;
-            BTree t;
-            try {
-                t = new BTree(io, Snapshots.treeId(pool.directory(), id, head), root);
-            } catch (IOException e) {
-                errors.add("dataset " + id + ": root unreadable: " + e.getMessage());
-                continue;
-            }
-            tree(t, progress, (k, v) -> {
+            tree(Snapshots.treeId(pool.directory(), id, head), root, progress, (k, v) -> {
                 if (k.type() == 80) {
                     try {
                         BlockPointer bp = BlockPointer.fromBytes(v);
@@ -95,8 +91,8 @@ public final class PoolVerifier {
         }
         BlockPointer log = pool.spaceLogHead();
         while (!log.isHole()) {
-            if (!block(log, progress)) break;
-            byte[] b = io.read(log);
+            byte[] b = block(log, progress);
+            if (b == null) break;
             log = BlockPointer.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), 16);
         }
         overlapsAndLeaks();
@@ -104,13 +100,35 @@ public final class PoolVerifier {
         return new Report(blocks, bytes, ids.size(), List.copyOf(errors));
     }
 
-    private void tree(BTree t, LongConsumer progress, BTree.Visitor leaves) {
+    /**
+     * Walks the tree under {@code root}; a subtree already walked from another tree (a snapshot's or clone's,
+     * sharing it) is not read again, only its key range is checked against the new parent's bounds.
+     */
+    private void tree(long treeId, BlockPointer root, LongConsumer progress, BTree.Visitor leaves) {
         try {
-            t.verify(bp -> block(bp, progress), leaves);
+            BTree.verifyOnce(treeId, root, new BTree.OnceWalk() {
+                @Override public Key[] walked(BlockPointer bp) {
+                    return alreadySeen(bp) ? ranges.getOrDefault(DatasetDir.deadKey(0, bp), NO_RANGE) : null;
+                }
+                @Override public byte[] read(BlockPointer bp) {
+                    return copies(bp, progress);
+                }
+                @Override public void done(BlockPointer bp, Key min, Key max) {
+                    ranges.put(DatasetDir.deadKey(0, bp), new Key[] {min, max});
+                }
+                @Override public boolean leaf(Key key, byte[] value) throws IOException {
+                    return leaves.visit(key, value);
+                }
+            });
         } catch (IOException e) {
-            errors.add("tree " + t.treeId() + ": " + e.getMessage());
+            errors.add("tree " + treeId + ": " + e.getMessage());
         }
     }
+
+    /** Key ranges of the subtrees walked, by their root's first-copy place. */
+    private final java.util.Map<Key, Key[]> ranges = new java.util.HashMap<>();
+    /** The range of a subtree seen but unreadable (its error is reported once): nothing to check. */
+    private static final Key[] NO_RANGE = {null, null};
 
     /** True when a snapshot or clone already brought {@code bp} (shared blocks are read and counted once). */
     private boolean alreadySeen(BlockPointer bp) {
@@ -151,10 +169,20 @@ public final class PoolVerifier {
         batch.clear();
     }
 
-    /** Reads every copy of {@code bp} separately and checks it; true when at least one copy is good. */
-    private boolean block(BlockPointer bp, LongConsumer progress) {
-        if (alreadySeen(bp)) return true;
-        boolean ok = false;
+    /**
+     * Reads every copy of {@code bp} separately and checks it; returns the logical bytes of a good copy, or null
+     * (each read once: the walk decodes what this returns).
+     */
+    private byte[] block(BlockPointer bp, LongConsumer progress) {
+        if (alreadySeen(bp)) {
+            errors.add(bp + " is reached twice (a loop in the space log?)");
+            return null;
+        }
+        return copies(bp, progress);
+    }
+
+    private byte[] copies(BlockPointer bp, LongConsumer progress) {
+        byte[] ok = null;
         blocks++;
         for (Dva d : bp.dvas()) {
             if (d.isEmpty()) continue;
@@ -163,8 +191,8 @@ public final class PoolVerifier {
             BlockPointer single = new BlockPointer(only, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
                     bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum());
             try {
-                io.readUncached(single);
-                ok = true;
+                byte[] b = io.readUncached(single);
+                if (ok == null) ok = b;
             } catch (IOException e) {
                 errors.add("copy " + d.device() + ":" + d.offset() + " of " + bp + ": " + e.getMessage());
             }

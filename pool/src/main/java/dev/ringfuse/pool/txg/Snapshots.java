@@ -194,6 +194,47 @@ public final class Snapshots {
         }
     }
 
+    /** Snapshots held by sends in progress, per pool: their blocks are read without the pool lock. */
+    private static final Map<Pool, Map<Long, Integer>> HOLDS = new java.util.WeakHashMap<>();
+
+    /** A hold on snapshots: {@link #destroy} refuses them until it is closed. */
+    public interface Hold extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Holds snapshots {@code names} (as `zfs send` does): while held, destroy refuses them, so their blocks stay
+     * allocated and a reader may walk their trees without the pool lock (the trees never change).
+     */
+    public static Hold hold(Pool pool, List<String> names) throws IOException {
+        List<Long> ids = new ArrayList<>();
+        pool.lock().lock();
+        try {
+            pool.checkUsable();
+            for (String n : names) ids.add(resolve(pool, n, true).id);
+            synchronized (HOLDS) {
+                Map<Long, Integer> m = HOLDS.computeIfAbsent(pool, k -> new java.util.HashMap<>());
+                for (long id : ids) m.merge(id, 1, Integer::sum);
+            }
+        } finally {
+            pool.lock().unlock();
+        }
+        return () -> {
+            synchronized (HOLDS) {
+                Map<Long, Integer> m = HOLDS.get(pool);
+                for (long id : ids) m.computeIfPresent(id, (k, c) -> c == 1 ? null : c - 1);
+            }
+        };
+    }
+
+    private static boolean held(Pool pool, long id) {
+        synchronized (HOLDS) {
+            Map<Long, Integer> m = HOLDS.get(pool);
+            return m != null && m.containsKey(id);
+        }
+    }
+
     /** True while snapshot {@code id} exists (a view of a destroyed one answers ESTALE). */
     public static boolean exists(Pool pool, long id) throws IOException {
         pool.lock().lock();
@@ -215,6 +256,7 @@ public final class Snapshots {
         try {
             pool.checkUsable();
             Ref r = resolve(pool, full, true);
+            if (held(pool, r.id)) throw new IOException("snapshot '" + full + "' is being sent: destroy it when the send is done");
             DatasetDir dir = pool.directory();
             for (long id : dir.allHeads()) {
                 if (dir.head(id).origin() == r.id) throw new IOException("snapshot '" + full + "' has dependent clones (dataset id " + id + ")");
@@ -267,6 +309,14 @@ public final class Snapshots {
      * (a failed receive undoes itself so: none of its changes ever reach the disk).
      */
     public static void rollback(Pool pool, String full, boolean commitFirst) throws IOException {
+        rollback(pool, full, commitFirst, true);
+    }
+
+    /**
+     * As above; without {@code invalidate} a mounted dataset's reset hook is not used: a failed receive undoes
+     * changes that no request saw (it held the pool lock throughout), and must not notify the kernel under it.
+     */
+    public static void rollback(Pool pool, String full, boolean commitFirst, boolean invalidate) throws IOException {
         Dataset open;
         ResetHook hook;
         pool.lock().lock();
@@ -274,7 +324,7 @@ public final class Snapshots {
             pool.checkUsable();
             Ref r = resolve(pool, full, true);
             open = pool.openDataset(r.fs);
-            hook = open == null ? null : open.resetHook;
+            hook = open == null || !invalidate ? null : open.resetHook;
             if (hook != null) hook.beforeReset();
             if (commitFirst) pool.commit();
             DatasetDir dir = pool.directory();
