@@ -96,7 +96,12 @@ public final class PoolVerifier {
             log = BlockPointer.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), 16);
         }
         overlapsAndLeaks();
-        errors.addAll(SpaceWalk.check(pool)); // each head's space counters against its trees and dead lists
+        // each head's space counters against its trees and dead lists, from the nodes the walk kept
+        errors.addAll(SpaceWalk.check(pool, bp -> {
+            byte[] b = nodeBytes.get(DatasetDir.deadKey(0, bp));
+            return b != null ? b : io.read(bp);
+        }));
+        nodeBytes.clear();
         return new Report(blocks, bytes, ids.size(), List.copyOf(errors));
     }
 
@@ -111,7 +116,9 @@ public final class PoolVerifier {
                     return alreadySeen(bp) ? ranges.getOrDefault(DatasetDir.deadKey(0, bp), NO_RANGE) : null;
                 }
                 @Override public byte[] read(BlockPointer bp) {
-                    return copies(bp, progress);
+                    byte[] b = copies(bp, progress);
+                    keep(bp, b);
+                    return b;
                 }
                 @Override public void done(BlockPointer bp, Key min, Key max) {
                     ranges.put(DatasetDir.deadKey(0, bp), new Key[] {min, max});
@@ -123,6 +130,19 @@ public final class PoolVerifier {
         } catch (IOException e) {
             errors.add("tree " + treeId + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Verified tree nodes kept for the space-counter check that follows the walk (it walks every head's tree,
+     * and snapshots share most nodes): up to {@link #NODE_BYTES}; past that the check reads them again.
+     */
+    private final java.util.Map<Key, byte[]> nodeBytes = new java.util.HashMap<>();
+    private static final long NODE_BYTES = 256L << 20;
+    private long nodeBytesHeld;
+
+    private void keep(BlockPointer bp, byte[] b) {
+        if (b == null || bp.dvas()[0].isEmpty() || nodeBytesHeld + b.length > NODE_BYTES) return;
+        if (nodeBytes.putIfAbsent(DatasetDir.deadKey(0, bp), b) == null) nodeBytesHeld += b.length;
     }
 
     /** Key ranges of the subtrees walked, by their root's first-copy place. */

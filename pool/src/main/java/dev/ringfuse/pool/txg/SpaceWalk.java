@@ -37,13 +37,22 @@ final class SpaceWalk {
 
     /** The counters head {@code id} should carry, from its committed tree and (a filesystem's) dead lists. */
     static DatasetHead.Space compute(Pool pool, long id) throws IOException {
+        return compute(pool, id, pool.io()::read);
+    }
+
+    /** As {@link #compute(Pool, long)}, the tree's nodes from {@code nodes} (verification's already read ones). */
+    static DatasetHead.Space compute(Pool pool, long id, BTree.NodeSource nodes) throws IOException {
         DatasetDir dir = pool.directory();
         DatasetHead h = dir.head(id);
         long origin = originTxg(dir, h);
         DatasetHead.Space[] acc = {DatasetHead.Space.ZERO};
         if (!h.root().isHole()) {
-            BTree t = new BTree(pool.io(), Snapshots.treeId(dir, id, h), h.root());
-            t.verify(bp -> acc[0] = acc[0].plus(bp, 1, bp.birth() > origin), (k, v) -> {
+            BTree.walk(Snapshots.treeId(dir, id, h), h.root(), bp -> {
+                byte[] b = nodes.read(bp);
+                if (b == null) throw new IOException("tree node " + bp + " unreadable");
+                acc[0] = acc[0].plus(bp, 1, bp.birth() > origin);
+                return b;
+            }, (k, v) -> {
                 if (k.type() == DATA) {
                     BlockPointer bp = BlockPointer.fromBytes(v);
                     acc[0] = acc[0].plus(bp, 1, bp.birth() > origin);
@@ -73,15 +82,18 @@ final class SpaceWalk {
         return any;
     }
 
-    /** Errors for every head whose counters differ from its trees (verification; the pool is committed). */
-    static List<String> check(Pool pool) {
+    /**
+     * Errors for every head whose counters differ from its trees (verification; the pool is committed); tree
+     * nodes come from {@code nodes}, so that verification, which has just read them, need not read them again.
+     */
+    static List<String> check(Pool pool, BTree.NodeSource nodes) {
         List<String> errors = new ArrayList<>();
         try {
             DatasetDir dir = pool.directory();
             for (long id : dir.allHeads()) {
                 DatasetHead h = dir.head(id);
                 try {
-                    DatasetHead.Space want = compute(pool, id);
+                    DatasetHead.Space want = compute(pool, id, nodes);
                     if (!h.counted()) errors.add("dataset " + id + " ('" + h.name() + "'): no space counters");
                     else if (!want.equals(h.space())) {
                         errors.add("dataset " + id + " ('" + h.name() + "'): space counters " + h.space() + " but its trees hold " + want);
