@@ -28,6 +28,7 @@ public class ObserveBench {
     static final EventType TYPE = EventType.getEventType(DisabledEvent.class);
     static final System.Logger TRACE = System.getLogger("dev.ringfuse.request");
     final RequestStats stats = new RequestStats(new String[] {"LOOKUP", "GETATTR", "READ", "WRITE"});
+    final SharedCounterStats shared = new SharedCounterStats(4);
     long latency = 12_345;
 
     /**
@@ -55,6 +56,13 @@ public class ObserveBench {
     @Threads(2)
     public void statisticsTwoThreads() {
         stats.answered(2, latency, 0, 80, 4112);
+    }
+
+    /** The same with the design before the per-thread stripes (one set of counters every thread writes). */
+    @Benchmark
+    @Threads(2)
+    public void sharedCountersTwoThreads() {
+        shared.answered(2, latency, 0, 80, 4112);
     }
 
     /** One clock read: what each per-request {@code System.nanoTime()} costs on this machine. */
