@@ -7,6 +7,8 @@
 #   rec   this checkout, a JFR recording with the JDK's default profile, where dev.ringfuse.Request and
 #         dev.ringfuse.uring.Submit are off (@Enabled(false)): what an always-on production recording costs
 #   jfr   this checkout, mount --jfr FILE: the default profile plus every dev.ringfuse event, one per request
+#   NAME=[DIR][:OPTS]  the checkout DIR (default: this one), not recording, mounted with -o OPTS if given:
+#         bisecting by commit (one clone per commit) or by option (nopoll=:spin=0) in one interleaved run
 # Prints per variant the median (min-max) of IOPS and of the server's CPU time per request, the ratio of
 # medians to the first variant and the range of the per-round ratios (round i of a variant against round i
 # of the first). Takes about (variants x rounds x (2 x runtime + 4)) seconds: 3 x 5 x 16 s = 4 min by
@@ -43,6 +45,9 @@ cleanup() {
 trap cleanup EXIT
 [ -n "$base" ] && "$base/ringfuse" --version >/dev/null
 "$here/ringfuse" --version >/dev/null # build once, outside the timings
+for v in $variants; do
+  case "$v" in *=/*) d=${v#*=}; d=${d%%:*}; nice -n 5 "$d/ringfuse" --version >/dev/null ;; esac
+done
 set -- $variants; n=$#
 echo "transport $transport; variants: $variants; $rounds rounds x 2 jobs x ${runtime}s: about $(( (n * rounds * (2 * runtime + 4) + 59) / 60 )) min"
 
@@ -52,9 +57,11 @@ iops() { python3 -c 'import json,sys; j=json.load(sys.stdin); print(int(sum(x["r
 # measure V R: mounts variant V, lays out the file, runs QD1 and QD32; one line "V R qd1 qd32 cpu1 cpu32"
 # (CPU in microseconds of server time per request) appended to $work/rows
 measure() {
-  local v=$1 r=$2 home=$here mnt=$work/mnt-$1 opts="" c0 c1 c2 n1 n32
+  local v=${1%%=*} r=$2 home=$here mnt=$work/mnt-${1%%=*} opts="" c0 c1 c2 n1 n32 spec
   local args=(mount memfs "$mnt" --transport "$transport")
-  case "$v" in
+  case "$1" in
+    *=*) spec=${1#*=}; [ -n "${spec%%:*}" ] && home=${spec%%:*}
+         case "$spec" in *:*) args+=(-o "${spec#*:}") ;; esac ;;
     base) home=$base ;;
     rec) opts="-XX:StartFlightRecording=filename=$work/rec-$r.jfr,settings=default" ;;
     jfr) args+=(--jfr "$work/jfr-$r.jfr") ;;
@@ -88,7 +95,8 @@ for r in $(seq 1 "$rounds"); do
 done
 
 echo "load average (1 min) during the run: $(sort -n "$work/load" | sed -n '1p;$p' | paste -sd- ); $(nproc) CPUs"
-python3 - "$work/rows" "${variants%% *}" "$work/sizes" <<'EOF'
+first=${variants%% *}
+python3 - "$work/rows" "${first%%=*}" "$work/sizes" <<'EOF'
 import statistics, sys, collections, os
 rows = [l.split() for l in open(sys.argv[1])]
 first = sys.argv[2]

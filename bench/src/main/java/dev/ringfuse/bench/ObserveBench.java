@@ -11,9 +11,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * What observability adds to each request when nobody is looking, in nanoseconds: the statistics (two
- * nanoTime calls and the counters, always on), the JFR check of a disabled event, the trace logger's level
- * check. Compare with the server CPU per request from bench/observe.sh (microseconds).
+ * What observability adds to each request when nobody is looking, in nanoseconds: the statistics (a
+ * nanoTime call and the counters, always on), the JFR check of a disabled event, the trace logger's level
+ * check; and what one clock read and the counters cost with two threads recording at once. Compare with
+ * the server CPU per request from bench/observe.sh (microseconds).
  * Run: java -cp bench/target/ringfuse-bench.jar dev.ringfuse.bench.ObserveBench
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -27,20 +28,47 @@ public class ObserveBench {
     static final EventType TYPE = EventType.getEventType(DisabledEvent.class);
     static final System.Logger TRACE = System.getLogger("dev.ringfuse.request");
     final RequestStats stats = new RequestStats(new String[] {"LOOKUP", "GETATTR", "READ", "WRITE"});
+    final SharedCounterStats shared = new SharedCounterStats(4);
     long latency = 12_345;
 
-    /** What the session adds per request: stamp, counters and histogram, the JFR and trace checks. */
+    /**
+     * What the session adds per request: counters and histogram with the one clock read at the reply (the
+     * start comes from the transport's stamp), the JFR and trace checks.
+     */
     @Benchmark
     public void perRequest(Blackhole bh) {
-        long start = System.nanoTime();
         if (TYPE.isEnabled()) bh.consume(new DisabledEvent());
-        stats.answered(2, System.nanoTime() - start + latency, 0, 80, 4112);
-        if (TRACE.isLoggable(System.Logger.Level.DEBUG)) bh.consume(start);
+        long now = System.nanoTime();
+        stats.answered(2, latency + (now & 0xfff), 0, 80, 4112); // a latency that varies as real ones do
+        if (TRACE.isLoggable(System.Logger.Level.DEBUG)) bh.consume(now);
     }
 
     @Benchmark
     public void statisticsOnly() {
         stats.answered(2, latency, 0, 80, 4112);
+    }
+
+    /**
+     * The statistics as a 2-CPU io_uring mount records them: two serving threads answering the same opcode at
+     * once (counters every thread writes bounce their cache line between the CPUs).
+     */
+    @Benchmark
+    @Threads(2)
+    public void statisticsTwoThreads() {
+        stats.answered(2, latency, 0, 80, 4112);
+    }
+
+    /** The same with the design before the per-thread stripes (one set of counters every thread writes). */
+    @Benchmark
+    @Threads(2)
+    public void sharedCountersTwoThreads() {
+        shared.answered(2, latency, 0, 80, 4112);
+    }
+
+    /** One clock read: what each per-request {@code System.nanoTime()} costs on this machine. */
+    @Benchmark
+    public long nanoTime() {
+        return System.nanoTime();
     }
 
     @Benchmark

@@ -16,7 +16,7 @@ final class InFlight implements Runnable {
     /** The node the request is about, and its size as read (for events and statistics). */
     long nodeid;
     int bytesIn;
-    /** System.nanoTime() when the session received it. */
+    /** System.nanoTime() when the transport took it in ({@code Exchange.received}). */
     long start;
     /** The JFR event, only while a recording has it enabled; else null. */
     RequestEvent event;

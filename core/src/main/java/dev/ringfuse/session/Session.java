@@ -124,7 +124,7 @@ public final class Session implements RequestHandler {
     private boolean dispatch(Request r, Exchange ex) {
         Opcode op = Opcode.of(r.header().opcode());
         InFlight f = new InFlight(this, r.unique(), op, ex);
-        f.start = System.nanoTime();
+        f.start = ex.received(); // the transport's stamp: no clock read of our own
         f.nodeid = r.nodeid();
         f.bytesIn = r.header().len();
         if (RequestEvent.TYPE.isEnabled()) f.event = beginEvent(f, ex);

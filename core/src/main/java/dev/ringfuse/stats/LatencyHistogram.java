@@ -1,25 +1,14 @@
 package dev.ringfuse.stats;
 
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-
 /**
- * Latencies in nanoseconds, in quarter-octave buckets (each power of two split in four, so a quantile is
- * within 19% of the truth), counted with atomic increments: no lock, no allocation. Values below 8 ns
- * get one bucket each.
+ * The bucket scheme of the latency histograms {@link RequestStats} keeps: nanoseconds in quarter-octave
+ * buckets (each power of two split in four, so a quantile is within 19% of the truth); values below 8 ns get
+ * one bucket each. The counts themselves live in {@link RequestStats}'s per-thread cells.
  */
 final class LatencyHistogram {
     static final int BUCKETS = 248;
 
-    private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
-    private final AtomicLong max = new AtomicLong();
-
-    void record(long nanos) {
-        long v = Math.max(0, nanos);
-        counts.incrementAndGet(bucket(v));
-        long m = max.get();
-        while (v > m && !max.compareAndSet(m, v)) m = max.get();
-    }
+    private LatencyHistogram() {}
 
     static int bucket(long v) {
         if (v < 8) return (int) v;
@@ -35,20 +24,20 @@ final class LatencyHistogram {
         return (1L << e) + (b % 4) * width + width;
     }
 
-    long max() { return max.get(); }
-
-    /** The {@code q} quantile (0..1), as the upper bound of its bucket, never above the maximum; 0 if empty. */
-    long quantile(double q) {
-        long[] c = new long[BUCKETS];
+    /**
+     * The {@code q} quantile (0..1) of the histogram {@code counts}, as the upper bound of its bucket, never
+     * above {@code max}; 0 if empty.
+     */
+    static long quantile(long[] counts, double q, long max) {
         long total = 0;
-        for (int i = 0; i < BUCKETS; i++) total += c[i] = counts.get(i);
+        for (long c : counts) total += c;
         if (total == 0) return 0;
-        long rank = (long) Math.ceil(q * total);
+        long rank = Math.max(1, (long) Math.ceil(q * total));
         long seen = 0;
-        for (int i = 0; i < BUCKETS; i++) {
-            seen += c[i];
-            if (seen >= rank && c[i] > 0) return Math.min(upper(i), max());
+        for (int i = 0; i < counts.length; i++) {
+            seen += counts[i];
+            if (seen >= rank && counts[i] > 0) return Math.min(upper(i), max);
         }
-        return max();
+        return max;
     }
 }

@@ -18,9 +18,17 @@ package dev.ringfuse.transport;
  *       budget halves, well below it (and when polls catch requests) it doubles back towards {@code max}.
  *       The server's CPU per request with polling thus stays within {@code 1 + CPU_SHARE} times what it is
  *       without polling (serving plus a sleep and wake-up per request);</li>
- *   <li>a poll that caught nothing counts fully against the share, so a workload whose requests come just too
- *       slowly to be caught turns polling down within a window;</li>
- *   <li>the first request after a rest starts again from {@code max}.</li>
+ *   <li>a poll that caught nothing counts fully against the share, and a window whose polls caught nothing
+ *       at all pauses polling: for one window, then two, four, up to {@link #MAX_PAUSE}, each pause followed
+ *       by one window that tries again with half the budget. So does a window that costs more than the
+ *       share even at the smallest budget. A busy machine whose serving threads share their CPUs with the
+ *       application (2 CPUs, fio QD32 x 2 jobs) is the case this is for: the requests a queue thread waits
+ *       for come from the tasks its polling keeps off the CPU, so its polls catch nothing, and polling held
+ *       only to the share still added a fifth to the server's CPU per request (docs/bench/transports.md,
+ *       "What polling cost at QD32");</li>
+ *   <li>a poll that found a request already waiting (0 ns polled) is no evidence either way: it is neither
+ *       a poll nor a catch;</li>
+ *   <li>the first request after a rest starts again from {@code max}, unless the last polls caught nothing.</li>
  * </ul>
  */
 public final class AdaptiveSpin {
@@ -32,14 +40,22 @@ public final class AdaptiveSpin {
      */
     static final double CPU_SHARE = Double.parseDouble(System.getProperty("ringfuse.spin.share", "0.5"));
     private static final long MIN_BUDGET = 1_000;
+    /** The longest pause of polling, in windows. */
+    static final int MAX_PAUSE = 64;
+    /** A rest this long ends what fruitless polls taught: what comes next is another workload. */
+    static final long NEW_WORKLOAD = 1_000_000_000L;
 
     private final long max;
     private final long wakeCost;
     private final long idleAfter;
     private long budget;
     private long lastArrival = Long.MIN_VALUE / 2;
-    private long polled, served, caught;
+    private long polled, served, caught, polls;
     private int requests;
+    /** Windows left in the current pause (no polling), and how long the next pause lasts. */
+    private int paused, nextPause = 1;
+    /** The last adjustment was a pause for polls that caught nothing. */
+    private boolean fruitless;
 
     /** @param maxNanos the longest poll; 0 turns polling off */
     public AdaptiveSpin(long maxNanos) {
@@ -61,40 +77,65 @@ public final class AdaptiveSpin {
 
     /** How long to poll now, in nanoseconds; 0: sleep at once. */
     public long budget(long now) {
-        if (max == 0 || now - lastArrival > idleAfter) return 0;
+        if (max == 0 || paused > 0 || now - lastArrival > idleAfter) return 0;
         return budget;
     }
 
     /** A poll of {@code nanos} ended, with a request ({@code hit}) or without. */
     public void polled(long nanos, boolean hit) {
+        if (nanos <= 0) return; // found a request already there: no poll
         polled += nanos;
+        polls++;
         if (hit) caught++;
     }
 
     /** A request arrived at {@code now} (whether polled for or slept for). */
     public void arrived(long now) {
-        if (now - lastArrival > idleAfter) {
+        if (now - lastArrival > idleAfter && (!fruitless || now - lastArrival > NEW_WORKLOAD)) {
             // the first request after a rest starts afresh: a budget halved down to its minimum in an earlier
-            // phase could never grow back (a 1 µs poll catches no request that comes one at a time)
+            // phase could never grow back (a 1 µs poll catches no request that comes one at a time). Not after
+            // polls that caught nothing (unless the rest was a long one): on a loaded machine
+            // rests come every few ms, and a full-budget window after each cost several times the serving CPU
             budget = max;
-            polled = served = caught = 0;
+            polled = served = caught = polls = 0;
             requests = 0;
+            paused = 0;
+            nextPause = 1;
+            fruitless = false;
         }
         lastArrival = now;
     }
 
     /** A request took {@code nanos} to serve; adjusts the budget once per window. */
     public void served(long nanos) {
+        served(nanos, 1);
+    }
+
+    /**
+     * {@code count} requests took {@code nanos} to serve together (a batch of completions, timed as a whole
+     * so that serving costs no clock read per request); adjusts the budget once per window.
+     */
+    public void served(long nanos, int count) {
         served += nanos;
-        if (++requests < WINDOW) return;
-        if (CPU_SHARE < 0) {
+        requests += count;
+        if (requests < WINDOW) return;
+        if (paused > 0) {
+            paused--; // then one window tries again
+        } else if (CPU_SHARE < 0) {
             // unbounded (measurements only): the budget stays at max
+        } else if (polls > 0 && caught == 0 || polled > allowance() && budget == MIN_BUDGET) {
+            fruitless = caught == 0;
+            paused = nextPause;
+            nextPause = Math.min(MAX_PAUSE, nextPause * 2);
+            budget = Math.max(MIN_BUDGET, budget / 2);
         } else if (polled > allowance()) {
             budget = Math.max(MIN_BUDGET, budget / 2);
         } else if (polled < allowance() / 2 && caught > 0) {
             budget = Math.min(max, budget * 2);
+            nextPause = 1;
+            fruitless = false;
         }
-        polled = served = caught = 0;
+        polled = served = caught = polls = 0;
         requests = 0;
     }
 
@@ -103,6 +144,6 @@ public final class AdaptiveSpin {
         return CPU_SHARE * served + (double) wakeCost * caught;
     }
 
-    /** The current budget, for tests and statistics. */
-    public long currentBudget() { return budget; }
+    /** The current budget (0 while polling pauses), for tests and statistics. */
+    public long currentBudget() { return paused > 0 ? 0 : budget; }
 }

@@ -55,7 +55,14 @@ class AdaptiveSpinTest {
             s.arrived(now);
             s.served(10 * US);
         }
-        assertEquals(25 * US, s.currentBudget());
+        assertEquals(0, s.currentBudget(), "a window without a catch pauses polling");
+        for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+            now += 100 * US;
+            assertEquals(0, s.budget(now), "paused for one window");
+            s.arrived(now);
+            s.served(10 * US);
+        }
+        assertEquals(25 * US, s.currentBudget(), "then tries again with half the budget");
     }
 
     @Test
@@ -65,15 +72,104 @@ class AdaptiveSpinTest {
         for (int w = 0; w < 8; w++) {
             for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
                 now += 100 * US;
-                s.polled(s.budget(now), false);
+                s.polled(s.budget(now), true);
                 s.arrived(now);
-                s.served(US); // polling 50 µs per 1 µs served: far above the share, down to the minimum
+                s.served(US); // polls that catch, but cost 50x the serving time: down to the minimum
             }
         }
-        assertTrue(s.currentBudget() <= 2 * US, "turned down to " + s.currentBudget());
+        assertTrue(s.currentBudget() <= 2 * US && s.currentBudget() > 0, "turned down to " + s.currentBudget());
         now += 1_000 * US; // idle longer than 10 budgets
         s.arrived(now);
         assertEquals(50 * US, s.budget(now + US), "a new burst polls with the full budget again");
+    }
+
+    @Test
+    void aRestDoesNotRestartPollingThatCaughtNothing() {
+        AdaptiveSpin s = new AdaptiveSpin(50 * US);
+        long now = fruitlessWindows(s, 0, 3);
+        long left = s.currentBudget();
+        now += 1_000 * US; // a loaded machine: the application was off the CPU for a millisecond
+        s.arrived(now);
+        assertTrue(s.budget(now + US) < 50 * US, "no full-budget window after the rest: " + s.budget(now + US));
+        assertTrue(left < 50 * US);
+    }
+
+    /** Windows of back-to-back requests, each poll running its whole budget without a catch. */
+    private static long fruitlessWindows(AdaptiveSpin s, long now, int windows) {
+        for (int w = 0; w < windows; w++) {
+            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+                now += 2 * US;
+                long b = s.budget(now);
+                if (b > 0) s.polled(b, false);
+                s.arrived(now);
+                s.served(US);
+            }
+        }
+        return now;
+    }
+
+    @Test
+    void pollingPausesWhenEvenTheSmallestBudgetDoesNotPay() {
+        AdaptiveSpin s = new AdaptiveSpin(50 * US);
+        // requests keep coming, but no poll ever catches one (2 CPUs shared with the application)
+        long now = fruitlessWindows(s, 0, 7); // 50 -> 25 -> ... -> 1 µs, then a window at 1 µs still too dear
+        assertEquals(0, s.currentBudget(), "paused");
+        assertEquals(0, s.budget(now + US), "no poll while paused, though requests keep coming");
+        // pauses double: count the windows polled in a long stretch; each costs at most one 1 µs window
+        int polledWindows = 0;
+        for (int w = 0; w < 200; w++) {
+            if (s.budget(now + 2 * US) > 0) polledWindows++;
+            now = fruitlessWindows(s, now, 1);
+        }
+        assertTrue(polledWindows <= 10, "tried again only " + polledWindows + " times in 200 windows");
+        assertTrue(polledWindows >= 2, "but did try again: " + polledWindows);
+    }
+
+    @Test
+    void aPauseEndsWithPollsThatCatch() {
+        AdaptiveSpin s = new AdaptiveSpin(50 * US);
+        long now = fruitlessWindows(s, 0, 7);
+        assertEquals(0, s.currentBudget());
+        // the application now leaves the CPU free: a 0.5 µs poll catches each request
+        for (int w = 0; w < 20; w++) {
+            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+                now += 6 * US;
+                long b = s.budget(now);
+                if (b > 0) s.polled(Math.min(b, US / 2), true);
+                s.arrived(now);
+                s.served(5 * US);
+            }
+        }
+        assertEquals(50 * US, s.currentBudget(), "the budget grew back once the probe window caught requests");
+    }
+
+    @Test
+    void aRequestAlreadyWaitingIsNoCatch() {
+        AdaptiveSpin s = new AdaptiveSpin(50 * US);
+        long now = 0;
+        // every poll finds a completion already there (QD32: 0 ns polled): no cost, but no reason to grow
+        // either, and no fruitless poll that would pause polling
+        for (int w = 0; w < 3; w++) {
+            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+                now += 2 * US;
+                s.polled(0, true);
+                s.arrived(now);
+                s.served(US);
+            }
+        }
+        assertEquals(50 * US, s.currentBudget(), "neither grown, shrunk nor paused");
+        assertEquals(50 * US, s.budget(now + US));
+    }
+
+    @Test
+    void aBatchCountsAsItsRequests() {
+        AdaptiveSpin s = new AdaptiveSpin(50 * US);
+        s.arrived(0);
+        s.polled(50 * US, true);
+        s.served(10 * US, AdaptiveSpin.WINDOW - 1);
+        assertEquals(50 * US, s.currentBudget(), "a window is 32 requests, not 32 batches");
+        s.served(US, 1);
+        assertEquals(25 * US, s.currentBudget(), "50 µs polled for 11 µs served: halved");
     }
 
     @Test

@@ -19,6 +19,8 @@ final class DevBuffer implements Exchange {
     private final DevFuseTransport owner;
     /** The descriptor that read the request now in this buffer. */
     GuardedFd fd;
+    /** When read(2) returned the request now in this buffer. */
+    long received;
 
     DevBuffer(MemorySegment seg, DevFuseTransport owner) {
         this.seg = seg;
@@ -50,6 +52,11 @@ final class DevBuffer implements Exchange {
     @Override
     public String transport() {
         return "dev";
+    }
+
+    @Override
+    public long received() {
+        return received;
     }
 
     @Override

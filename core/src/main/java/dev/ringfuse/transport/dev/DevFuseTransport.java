@@ -180,12 +180,16 @@ public final class DevFuseTransport implements Transport {
             // session descriptor is shared whenever there may be more than one reader (clone failures)
             Poller poller = fd != master || maxReaders == 1 ? new Poller(fd.fd()) : null;
             DevBuffer b = acquire();
+            // two clock reads per request: when it was read (b.received) and when serving it ended (now), which
+            // also starts the next poll
+            long now = System.nanoTime();
             while (b != null && !closing) {
                 waiting.incrementAndGet();
-                long n = next(fd.fd(), b, spin, poller);
+                long n = next(fd.fd(), b, spin, poller, now);
                 boolean alone = waiting.decrementAndGet() == 0;
                 if (n < 0) {
                     int e = (int) -n;
+                    now = b.received;
                     if (e == EINTR || e == EAGAIN || e == ENOENT) continue;
                     if (e != ENODEV && e != ECONNABORTED) {
                         LOG.log(System.Logger.Level.ERROR, "read(/dev/fuse): " + Errno.describe(e) + "; reader stops");
@@ -194,13 +198,14 @@ public final class DevFuseTransport implements Transport {
                     break;
                 }
                 b.fd = fd;
-                long t0 = System.nanoTime();
+                long t0 = b.received;
                 spin.arrived(t0);
                 // no other reader waits: start one before serving, since this request may block its reader
                 // (once per reader ever started, so the cost of a thread start is not paid per request)
                 if (alone && growing) grow();
                 boolean pending = serve(b, (int) n);
-                spin.served(System.nanoTime() - t0);
+                now = System.nanoTime();
+                spin.served(now - t0);
                 if (pending) b = acquire();
             }
         } catch (Throwable t) {
@@ -215,22 +220,28 @@ public final class DevFuseTransport implements Transport {
 
     /**
      * Reads the next request into {@code b}: polls with O_NONBLOCK for the budget the spin policy gives (if a
-     * polling slot is free), then blocks. Returns the byte count or -errno.
+     * polling slot is free), then blocks. Returns the byte count or -errno, and sets {@code b.received}.
+     *
+     * @param now the time the previous request's serving ended (the clock is read once per request there)
      */
-    private long next(int fd, DevBuffer b, AdaptiveSpin spin, Poller poller) {
-        long budget = spinAllowed && poller != null ? spin.budget(System.nanoTime()) : 0;
+    private long next(int fd, DevBuffer b, AdaptiveSpin spin, Poller poller, long now) {
+        long budget = spinAllowed && poller != null ? spin.budget(now) : 0;
         if (budget > 0 && spinners.incrementAndGet() <= maxSpinners) {
             try {
                 if (poller.nonblocking(true)) {
-                    long start = System.nanoTime(), now;
+                    long start = now;
                     long n;
+                    boolean waited = false;
                     do {
                         n = Libc.read(fd, b.seg, bufferSize);
                         now = System.nanoTime();
                         if (n != -EAGAIN) {
-                            spin.polled(now - start, true);
+                            // a request that was already there took no polling (AdaptiveSpin: 0 ns, no catch)
+                            spin.polled(waited ? now - start : 0, waited);
+                            b.received = now;
                             return n;
                         }
+                        waited = true;
                         Thread.onSpinWait();
                     } while (now - start < budget && !closing);
                     spin.polled(now - start, false);
@@ -242,7 +253,9 @@ public final class DevFuseTransport implements Transport {
             spinners.decrementAndGet();
         }
         if (poller != null) poller.nonblocking(false);
-        return Libc.read(fd, b.seg, bufferSize);
+        long n = Libc.read(fd, b.seg, bufferSize);
+        b.received = System.nanoTime();
+        return n;
     }
 
     /** A reader's descriptor flags: O_NONBLOCK while it polls, cleared before it blocks. */

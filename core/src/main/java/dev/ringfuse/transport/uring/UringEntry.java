@@ -22,6 +22,8 @@ final class UringEntry implements Exchange {
     private final UringQueue queue;
     /** commit_id of the request now in this entry (from ring_ent_in_out). */
     long commitId;
+    /** When the queue took the request in: the time it woke with the batch of completions that held it. */
+    long received;
 
     UringEntry(int index, MemorySegment header, MemorySegment payload, MemorySegment iov, UringQueue queue) {
         this.index = index;
@@ -53,6 +55,11 @@ final class UringEntry implements Exchange {
     @Override
     public String transport() {
         return "uring";
+    }
+
+    @Override
+    public long received() {
+        return received;
     }
 
     @Override

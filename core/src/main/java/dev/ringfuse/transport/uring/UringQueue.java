@@ -38,6 +38,8 @@ import static dev.ringfuse.protocol.Wire.u16;
 final class UringQueue implements Runnable {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
     private static final long WAKE = -1L;
+    /** What {@link #poll} returns when no completion came. */
+    private static final long NONE = Long.MIN_VALUE;
     private static final int POLLIN = 1;
     private static final int EAGAIN = 11, EINTR = 4, ENOTCONN = 107, ECONNABORTED = 103, ENOENT = 2, ECANCELED = 125;
 
@@ -71,6 +73,9 @@ final class UringQueue implements Runnable {
     private UringEntry[] entries;
     private boolean[] registered;
     private int live;
+    /** When the batch of completions being reaped was taken in, and how many requests it held. */
+    private long batchStart;
+    private int batchServed;
 
     UringQueue(int qid, int depth, long spinNanos, int payloadSize, int devFd, RequestHandler session, UringTransport owner) {
         this.qid = qid;
@@ -164,7 +169,19 @@ final class UringQueue implements Runnable {
 
     private void loop() throws UringException {
         while (live > 0) {
-            if (!poll()) ring.submitAndWait(1);
+            // one clock read per batch of completions, not per request: it ends the batch just served, decides
+            // whether to poll, and stamps the next batch (whose requests' latency starts there)
+            long now = System.nanoTime();
+            if (batchServed > 0) {
+                spin.served(now - batchStart, batchServed);
+                batchServed = 0;
+            }
+            long caught = poll(now);
+            if (caught == NONE) {
+                ring.submitAndWait(1);
+                caught = System.nanoTime();
+            }
+            batchStart = caught;
             ring.reap(this::completed);
             drainRemote();
         }
@@ -173,24 +190,24 @@ final class UringQueue implements Runnable {
     /**
      * Submits the pending commits and polls the completion queue for the budget {@link AdaptiveSpin} gives
      * (none once requests stopped coming, so an idle queue sleeps at once). A completion posted by the
-     * kernel's task work interrupts the poll: the ring has no COOP_TASKRUN. Returns whether one arrived.
+     * kernel's task work interrupts the poll: the ring has no COOP_TASKRUN. Returns the time a completion
+     * was seen ({@code start} if one was already there), or {@link #NONE}.
      */
-    private boolean poll() throws UringException {
-        long start = System.nanoTime();
+    private long poll(long start) throws UringException {
         long budget = spin.budget(start);
-        if (budget == 0) return false;
+        if (budget == 0) return NONE;
         ring.submit();
         long now = start;
         while (ring.cqReady() == 0) {
+            Thread.onSpinWait();
             now = System.nanoTime();
             if (now - start > budget) {
                 spin.polled(now - start, false);
-                return false;
+                return NONE;
             }
-            Thread.onSpinWait();
         }
         spin.polled(now - start, true);
-        return true;
+        return now;
     }
 
     private void completed(long userData, int res, int flags) {
@@ -239,13 +256,10 @@ final class UringQueue implements Runnable {
     }
 
     private void serve(UringEntry e) {
-        long t0 = System.nanoTime();
-        spin.arrived(t0);
-        try {
-            serveEntry(e);
-        } finally {
-            spin.served(System.nanoTime() - t0);
-        }
+        e.received = batchStart;
+        spin.arrived(batchStart);
+        batchServed++;
+        serveEntry(e);
     }
 
     private void serveEntry(UringEntry e) {
