@@ -168,14 +168,43 @@ public final class MountedFsKit {
         try {
             return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
+            // before the force-unmount frees the stuck calls: the dump shows who waits on what (a hang under
+            // load may not come back when rerun)
+            System.err.println("did not finish within " + timeout + " on " + mountpoint + "; threads:\n" + threadDump());
             forceUnmount(mountpoint);
             t.interrupt();
-            throw new AssertionError("did not finish within " + timeout + "; " + mountpoint + " was force-unmounted");
+            throw new AssertionError("did not finish within " + timeout + "; " + mountpoint + " was force-unmounted"
+                    + " (thread dump on stderr)");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof Exception ex) throw ex;
             if (e.getCause() instanceof Error er) throw er;
             throw e;
         }
+    }
+
+    /**
+     * Every thread of this process with its full stack, the lock it waits for and its owner, and the locks it
+     * holds (monitors and java.util.concurrent locks): what a hung mount served in-process needs to be read.
+     */
+    public static String threadDump() {
+        StringBuilder sb = new StringBuilder();
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (java.lang.management.ThreadInfo ti : mx.dumpAllThreads(mx.isObjectMonitorUsageSupported(), mx.isSynchronizerUsageSupported())) {
+            sb.append('"').append(ti.getThreadName()).append("\" #").append(ti.getThreadId()).append(' ').append(ti.getThreadState());
+            if (ti.getLockName() != null) sb.append(" on ").append(ti.getLockName());
+            if (ti.getLockOwnerName() != null) sb.append(" owned by \"").append(ti.getLockOwnerName()).append("\" #").append(ti.getLockOwnerId());
+            sb.append('\n');
+            StackTraceElement[] st = ti.getStackTrace();
+            for (int i = 0; i < st.length; i++) {
+                sb.append("\tat ").append(st[i]).append('\n');
+                for (java.lang.management.MonitorInfo m : ti.getLockedMonitors()) {
+                    if (m.getLockedStackDepth() == i) sb.append("\t- locked ").append(m).append('\n');
+                }
+            }
+            for (java.lang.management.LockInfo l : ti.getLockedSynchronizers()) sb.append("\t- holds ").append(l).append('\n');
+            sb.append('\n');
+        }
+        return sb.toString();
     }
 
     /**

@@ -126,8 +126,8 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     private void timedCommit() {
         try {
             pool.commit();
-        } catch (IOException | RuntimeException e) {
-            System.err.println("pool " + pool.name() + ": commit failed: " + e.getMessage());
+        } catch (Throwable e) { // an Error too: thrown out of a scheduled task it would end the timer unseen
+            System.err.println("pool " + pool.name() + ": commit failed: " + e);
         }
     }
 

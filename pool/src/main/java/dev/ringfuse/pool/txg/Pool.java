@@ -211,7 +211,7 @@ public final class Pool implements AutoCloseable {
             try {
                 checkUsable();
                 for (Dataset ds : open.values()) if (ds.hook != null) ds.hook.sync(txg + 1);
-            } catch (IOException | RuntimeException e) {
+            } catch (Throwable e) { // an Error too: a commit lock left held hangs every later commit and request
                 commitLock.unlock();
                 throw e;
             }
@@ -242,9 +242,10 @@ public final class Pool implements AutoCloseable {
                 io.allocator().beginCommit();
                 changed = false;
                 ub = new Uberblock(t, guid(), System.currentTimeMillis(), vdevs.config().guidSum(), newMos);
-            } catch (IOException | RuntimeException e) {
+            } catch (Throwable e) { // as above: never return with the commit lock held
                 fail(e);
                 commitLock.unlock();
+                if (e instanceof Error er) throw er;
                 throw suspended;
             }
         } finally {
@@ -259,15 +260,16 @@ public final class Pool implements AutoCloseable {
             spaceLogLength = newLength;
             io.allocator().committed();
             txg = ub.txg();
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
             fail(e);
+            if (e instanceof Error er) throw er;
             throw suspended;
         } finally {
             commitLock.unlock();
         }
     }
 
-    private void fail(Exception e) {
+    private void fail(Throwable e) {
         io.discardQueued();
         io.allocator().abortCommit();
         suspended = e instanceof IOException ioe ? ioe : new IOException(e);

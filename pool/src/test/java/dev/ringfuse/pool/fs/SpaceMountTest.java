@@ -77,13 +77,19 @@ class SpaceMountTest {
     static DatasetSpace.Usage await(Pool pool, String ds, Path mp, java.util.function.Predicate<DatasetSpace.Usage> done)
             throws Exception {
         DatasetSpace.Usage u = null;
-        for (int i = 0; i < 100; i++) {
+        // bounded in time, not in rounds: at a load of 60 a round (three requests and two commits) can take
+        // seconds, and 100 of them used up the mount's whole limit, which then said only "did not finish"
+        long t0 = System.nanoTime(), limit = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        int rounds = 0;
+        while (rounds == 0 || System.nanoTime() - t0 < limit) {
+            rounds++;
             sync(mp);
             u = usage(pool, ds);
             if (done.test(u)) return u;
             Thread.sleep(100);
         }
-        throw new AssertionError("figures of " + ds + " never got there: " + u);
+        throw new AssertionError("figures of " + ds + " never got there in " + rounds + " rounds, "
+                + (System.nanoTime() - t0) / 1_000_000 + " ms: " + u);
     }
 
     static DatasetSpace.Usage usage(Pool pool, String ds) throws IOException {
