@@ -63,7 +63,20 @@ class PgRestartTest {
                 before = acknowledged.size();
             }
             pg.crashRestart();
-            Thread.sleep(4000);
+            // writes go on until one more is acknowledged after the server is back (reconnecting takes seconds
+            // on a loaded machine: a fixed 4 s wait failed there with the mount reconnecting), at most 30 s
+            int atRestart;
+            synchronized (acknowledged) {
+                atRestart = acknowledged.size();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (System.nanoTime() < deadline) {
+                synchronized (acknowledged) {
+                    if (acknowledged.size() > atRestart) break;
+                }
+                Thread.sleep(100);
+            }
+            Thread.sleep(1000);
             stop.set(true);
             writer.join(60_000);
             assertTrue(!writer.isAlive(), "the writer hangs");
