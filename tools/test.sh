@@ -99,8 +99,11 @@ log "enable_uring=$(cat /sys/module/fuse/parameters/enable_uring 2>/dev/null || 
 # --- the Java tests: every module, on real mounts ---------------------------------------------------
 log "mvn verify"
 mvn_status=0
-mvn -B -fae -Dstyle.color=never verify 2>&1 | grep -v '^WARNING: ' | tee "$LOGDIR/mvn.log" | grep -E 'Tests run:|FAIL|ERROR|BUILD' || true
-mvn_status=${PIPESTATUS[0]}
+# Maven's own status goes through a file: with pipefail, `|| true` (a grep that matched nothing) would run
+# whenever Maven failed and leave PIPESTATUS holding true's 0 — a failed build then passed the run
+{ mvn -B -fae -Dstyle.color=never verify 2>&1; echo $? > "$LOGDIR/mvn.status"; } | grep -v '^WARNING: ' \
+  | tee "$LOGDIR/mvn.log" | grep -E 'Tests run:|FAIL|ERROR|BUILD' || true
+mvn_status=$(cat "$LOGDIR/mvn.status" 2>/dev/null || echo 1)
 
 count() { # sums an attribute over the surefire reports
   find . -path '*/target/surefire-reports*/TEST-*.xml' -exec grep -ho "<testsuite [^>]*" {} + 2>/dev/null \
