@@ -299,8 +299,11 @@ def main(argv):
     # one tmpfs for the kernel peer, the passthrough peers' backing directories and go-fuse memfs's data
     ctx.tmpfs = os.path.join(ctx.work, "tmpfs")
     os.makedirs(ctx.tmpfs)
-    # every peer's files live at once (about 320 MiB each): room for all of them
-    size_g = max(2, (len(chosen) * 400 >> 10) + 1)
+    # every peer's files live at once (about 320 MiB each): room for all of them; a sql peer's database keeps
+    # what it wrote (SQLite reuses freed pages only, PostgreSQL keeps dead rows and up to 1 GiB of WAL), so
+    # 2 GiB more each (a run with --only memfs-dev and both sql peers got ENOSPC in a 2 GiB tmpfs)
+    sql_peers = sum(1 for p in chosen if "sql" in p.name)
+    size_g = max(2, (len(chosen) * 400 >> 10) + 1) + 2 * sql_peers
     r = run(["mount", "-t", "tmpfs", "-o", f"size={size_g}g", "ringfuse-bench", ctx.tmpfs], timeout=30)
     if r.returncode != 0:
         sys.exit(f"ringfuse bench fio: cannot mount a tmpfs: {r.stderr.strip()}")
