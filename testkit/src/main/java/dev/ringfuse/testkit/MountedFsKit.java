@@ -168,13 +168,13 @@ public final class MountedFsKit {
         try {
             return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            // before the force-unmount frees the stuck calls: the dump shows who waits on what (a hang under
-            // load may not come back when rerun)
-            System.err.println("did not finish within " + timeout + " on " + mountpoint + "; threads:\n" + threadDump());
+            // taken before the force-unmount frees the stuck calls: the dump shows who waits on what (a hang
+            // under load may not come back when rerun); it goes into the failure, which the test report keeps
+            String dump = threadDump();
             forceUnmount(mountpoint);
             t.interrupt();
-            throw new AssertionError("did not finish within " + timeout + "; " + mountpoint + " was force-unmounted"
-                    + " (thread dump on stderr)");
+            throw new AssertionError("did not finish within " + timeout + "; " + mountpoint + " was force-unmounted;"
+                    + " threads when it timed out:\n" + dump);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof Exception ex) throw ex;
             if (e.getCause() instanceof Error er) throw er;
