@@ -65,7 +65,8 @@ public final class Decoder {
         return decode(h, opIn, payload);
     }
 
-    private Request decode(Header h, MemorySegment in, MemorySegment payload) {
+    /** Decodes op-in and payload under a header already decoded (the io_uring queue reads it first for the opcode). */
+    public Request decode(Header h, MemorySegment in, MemorySegment payload) {
         Opcode op = Opcode.of(h.opcode());
         if (op == null) return new Request.Unsupported(h);
         int need = op == Opcode.INIT ? 16 : inSize(op);

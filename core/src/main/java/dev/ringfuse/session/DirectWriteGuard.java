@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 final class DirectWriteGuard {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
     /** O_DIRECT in the file's f_flags (fuse_read_in.flags, fuse_write_in.flags): 040000 on x86_64, 0200000 on arm64. */
-    static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0x10000 : 0x4000;
+    static final int O_DIRECT = dev.ringfuse.uring.OpenFlags.O_DIRECT;
     /** fuse_write_in.write_flags: the write comes from the page cache (writeback). */
     static final int WRITE_CACHE = 1;
     private static final int BITS = 1 << 16;

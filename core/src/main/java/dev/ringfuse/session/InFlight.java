@@ -13,6 +13,10 @@ final class InFlight implements Runnable {
     final Opcode op;
     final Exchange exchange;
     final Session session;
+    /** Where the in-flight table keeps it; the links are guarded by the stripe's monitor. */
+    final InFlightTable.Stripe stripe;
+    InFlight prev, next;
+    boolean linked;
     /** The node the request is about, and its size as read (for events and statistics). */
     long nodeid;
     int bytesIn;
@@ -25,8 +29,9 @@ final class InFlight implements Runnable {
     /** A direct WRITE's range to invalidate before its reply leaves (DirectWriteGuard); length 0: none. */
     long invalNode, invalOffset, invalLength;
 
-    InFlight(Session session, long unique, Opcode op, Exchange exchange) {
+    InFlight(Session session, InFlightTable.Stripe stripe, long unique, Opcode op, Exchange exchange) {
         this.session = session;
+        this.stripe = stripe;
         this.unique = unique;
         this.op = op;
         this.exchange = exchange;

@@ -34,8 +34,8 @@ public final class Session implements RequestHandler {
     private final LowLevelFileSystem fs;
     private final MountOptions options;
     private final NotifierImpl notifier;
-    /** In-flight requests by unique, for INTERRUPT; holds InFlight records, never reply handles. */
-    private final ConcurrentHashMap<Long, InFlight> inflight = new ConcurrentHashMap<>();
+    /** In-flight requests, found by unique for INTERRUPT; holds InFlight records, never reply handles. */
+    private final InFlightTable inflight = new InFlightTable();
     private final CountDownLatch initDone = new CountDownLatch(1);
     private final Set<Class<?>> loggedFailures = ConcurrentHashMap.newKeySet();
     private volatile Decoder decoder = new Decoder(false);
@@ -123,7 +123,7 @@ public final class Session implements RequestHandler {
 
     private boolean dispatch(Request r, Exchange ex) {
         Opcode op = Opcode.of(r.header().opcode());
-        InFlight f = new InFlight(this, r.unique(), op, ex);
+        InFlight f = new InFlight(this, inflight.stripe(), r.unique(), op, ex);
         f.start = ex.received(); // the transport's stamp: no clock read of our own
         f.nodeid = r.nodeid();
         f.bytesIn = r.header().len();
@@ -136,7 +136,7 @@ public final class Session implements RequestHandler {
                     f.invalidateBeforeReply(q.nodeid(), q.offset(), q.data().byteSize());
             default -> { }
         }
-        inflight.put(f.unique, f);
+        inflight.add(f);
         try {
             Dispatch.call(fs, r, h);
         } catch (FuseException e) {
@@ -175,7 +175,7 @@ public final class Session implements RequestHandler {
     /** Called by a reply handle: the one reply of {@code f}. */
     void reply(InFlight f, int error, int len, boolean recycle) {
         f.done = true;
-        inflight.remove(f.unique);
+        inflight.remove(f);
         if (f.invalLength > 0) { // dispatch left the buffer to us even for a reply from inside the callback
             if (error == 0 && !ended) {
                 directWrites.invalidateThenReply(f, () -> {
@@ -229,7 +229,7 @@ public final class Session implements RequestHandler {
 
     /** Called by the Cleaner for a handle dropped without a reply. */
     void abandoned(InFlight f) {
-        inflight.remove(f.unique);
+        inflight.remove(f);
         if (ended) {
             f.exchange.recycle();
             return;
@@ -249,7 +249,7 @@ public final class Session implements RequestHandler {
     }
 
     private void interrupt(Request.Interrupt i, Exchange ex) {
-        InFlight target = inflight.get(i.targetUnique());
+        InFlight target = inflight.find(i.targetUnique());
         if (target != null) {
             target.interrupted = true;
         } else {

@@ -8,6 +8,27 @@ import static org.junit.jupiter.api.Assertions.*;
 class AdaptiveSpinTest {
     private static final long US = 1_000;
 
+    /** What a serving thread does, before a request arrives, with the budget the policy gives it then. */
+    private interface Poll {
+        void with(AdaptiveSpin s, long budget);
+    }
+
+    /**
+     * {@code windows} windows of requests arriving {@code gap} apart, each served in {@code serve}, each after
+     * {@code poll}; returns the clock at the last one.
+     */
+    private static long requests(AdaptiveSpin s, long now, int windows, long gap, long serve, Poll poll) {
+        for (int w = 0; w < windows; w++) {
+            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
+                now += gap;
+                poll.with(s, s.budget(now));
+                s.arrived(now);
+                s.served(serve);
+            }
+        }
+        return now;
+    }
+
     @Test
     void pollsOnlyRightAfterARequest() {
         AdaptiveSpin s = new AdaptiveSpin(50 * US);
@@ -22,61 +43,28 @@ class AdaptiveSpinTest {
     @Test
     void pollingIsHeldToHalfTheServingTime() {
         AdaptiveSpin s = new AdaptiveSpin(50 * US);
-        long now = 0;
         // requests served in 5 µs, each found after polling 40 µs: 8x the serving time
-        for (int w = 0; w < 6; w++) {
-            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-                now += 50 * US;
-                s.polled(Math.min(40 * US, s.budget(now)), true);
-                s.arrived(now);
-                s.served(5 * US);
-            }
-        }
+        long now = requests(s, 0, 6, 50 * US, 5 * US, (p, b) -> p.polled(Math.min(40 * US, b), true));
         assertTrue(s.currentBudget() <= 2 * US, "budget shrank to " + s.currentBudget());
         // then the requests come back to back: polls of 1 µs catch them, and the budget grows back
-        for (int w = 0; w < 8; w++) {
-            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-                now += 6 * US;
-                s.polled(US / 2, true);
-                s.arrived(now);
-                s.served(5 * US);
-            }
-        }
+        requests(s, now, 8, 6 * US, 5 * US, (p, b) -> p.polled(US / 2, true));
         assertEquals(50 * US, s.currentBudget());
     }
 
     @Test
     void pollsThatCatchNothingTurnPollingDown() {
         AdaptiveSpin s = new AdaptiveSpin(50 * US);
-        long now = 0;
-        for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-            now += 100 * US;
-            s.polled(s.budget(now), false);
-            s.arrived(now);
-            s.served(10 * US);
-        }
+        long now = requests(s, 0, 1, 100 * US, 10 * US, (p, b) -> p.polled(b, false));
         assertEquals(0, s.currentBudget(), "a window without a catch pauses polling");
-        for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-            now += 100 * US;
-            assertEquals(0, s.budget(now), "paused for one window");
-            s.arrived(now);
-            s.served(10 * US);
-        }
+        requests(s, now, 1, 100 * US, 10 * US, (p, b) -> assertEquals(0, b, "paused for one window"));
         assertEquals(25 * US, s.currentBudget(), "then tries again with half the budget");
     }
 
     @Test
     void aRestStartsAfreshAtTheFullBudget() {
         AdaptiveSpin s = new AdaptiveSpin(50 * US);
-        long now = 0;
-        for (int w = 0; w < 8; w++) {
-            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-                now += 100 * US;
-                s.polled(s.budget(now), true);
-                s.arrived(now);
-                s.served(US); // polls that catch, but cost 50x the serving time: down to the minimum
-            }
-        }
+        // polls that catch, but cost 50x the serving time: down to the minimum
+        long now = requests(s, 0, 8, 100 * US, US, (p, b) -> p.polled(b, true));
         assertTrue(s.currentBudget() <= 2 * US && s.currentBudget() > 0, "turned down to " + s.currentBudget());
         now += 1_000 * US; // idle longer than 10 budgets
         s.arrived(now);
@@ -96,16 +84,9 @@ class AdaptiveSpinTest {
 
     /** Windows of back-to-back requests, each poll running its whole budget without a catch. */
     private static long fruitlessWindows(AdaptiveSpin s, long now, int windows) {
-        for (int w = 0; w < windows; w++) {
-            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-                now += 2 * US;
-                long b = s.budget(now);
-                if (b > 0) s.polled(b, false);
-                s.arrived(now);
-                s.served(US);
-            }
-        }
-        return now;
+        return requests(s, now, windows, 2 * US, US, (p, b) -> {
+            if (b > 0) p.polled(b, false);
+        });
     }
 
     @Test
@@ -131,32 +112,18 @@ class AdaptiveSpinTest {
         long now = fruitlessWindows(s, 0, 7);
         assertEquals(0, s.currentBudget());
         // the application now leaves the CPU free: a 0.5 µs poll catches each request
-        for (int w = 0; w < 20; w++) {
-            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-                now += 6 * US;
-                long b = s.budget(now);
-                if (b > 0) s.polled(Math.min(b, US / 2), true);
-                s.arrived(now);
-                s.served(5 * US);
-            }
-        }
+        requests(s, now, 20, 6 * US, 5 * US, (p, b) -> {
+            if (b > 0) p.polled(Math.min(b, US / 2), true);
+        });
         assertEquals(50 * US, s.currentBudget(), "the budget grew back once the probe window caught requests");
     }
 
     @Test
     void aRequestAlreadyWaitingIsNoCatch() {
         AdaptiveSpin s = new AdaptiveSpin(50 * US);
-        long now = 0;
         // every poll finds a completion already there (QD32: 0 ns polled): no cost, but no reason to grow
         // either, and no fruitless poll that would pause polling
-        for (int w = 0; w < 3; w++) {
-            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-                now += 2 * US;
-                s.polled(0, true);
-                s.arrived(now);
-                s.served(US);
-            }
-        }
+        long now = requests(s, 0, 3, 2 * US, US, (p, b) -> p.polled(0, true));
         assertEquals(50 * US, s.currentBudget(), "neither grown, shrunk nor paused");
         assertEquals(50 * US, s.budget(now + US));
     }
@@ -177,25 +144,11 @@ class AdaptiveSpinTest {
         // QD1 on an idle machine: each request is caught after 3 µs of polling and served in 2 µs; a sleep and
         // wake-up instead would cost 5 µs of CPU, so polling is the cheaper way and keeps its full budget
         AdaptiveSpin s = new AdaptiveSpin(50 * US, 5 * US);
-        long now = 0;
-        for (int w = 0; w < 8; w++) {
-            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-                now += 5 * US;
-                s.polled(Math.min(3 * US, s.budget(now)), true);
-                s.arrived(now);
-                s.served(2 * US);
-            }
-        }
+        requests(s, 0, 8, 5 * US, 2 * US, (p, b) -> p.polled(Math.min(3 * US, b), true));
         assertEquals(50 * US, s.currentBudget());
         // without the wake-up's cost counted, the same polls exceed half the serving time and are turned down
         AdaptiveSpin bare = new AdaptiveSpin(50 * US);
-        now = 0;
-        for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-            now += 5 * US;
-            bare.polled(3 * US, true);
-            bare.arrived(now);
-            bare.served(2 * US);
-        }
+        requests(bare, 0, 1, 5 * US, 2 * US, (p, b) -> p.polled(3 * US, true));
         assertEquals(25 * US, bare.currentBudget());
     }
 
@@ -203,16 +156,7 @@ class AdaptiveSpinTest {
     void aTrickleThatPollsCatchOnlyAfterLongWaitsTurnsPollingDown() {
         // a request every 30 µs, caught after 28 µs of polling: 28 µs of CPU to save a 5 µs wake-up
         AdaptiveSpin s = new AdaptiveSpin(50 * US, 5 * US);
-        long now = 0;
-        for (int w = 0; w < 8; w++) {
-            for (int i = 0; i < AdaptiveSpin.WINDOW; i++) {
-                now += 30 * US;
-                long b = s.budget(now);
-                s.polled(Math.min(28 * US, b), b >= 28 * US);
-                s.arrived(now);
-                s.served(2 * US);
-            }
-        }
+        requests(s, 0, 8, 30 * US, 2 * US, (p, b) -> p.polled(Math.min(28 * US, b), b >= 28 * US));
         assertTrue(s.currentBudget() < 28 * US, "polls no longer reach the next request: " + s.currentBudget());
     }
 }

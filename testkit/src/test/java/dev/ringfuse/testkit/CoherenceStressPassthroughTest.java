@@ -4,7 +4,6 @@ import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.passthrough.PassthroughFs;
 import dev.ringfuse.fs.passthrough.PassthroughFs.KernelMode;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -17,10 +16,8 @@ class CoherenceStressPassthroughTest {
     static final Duration RUN = CoherenceStress.duration(Duration.ofSeconds(10));
 
     static FuseMount passthrough(KernelMode kernel, TransportKind transport) {
-        FuseMount m = FuseMount.of(() -> new PassthroughFs(PassthroughFs.Options.of(PassthroughScenarios.newSource()).withKernel(kernel)))
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport))
-                .timeout(CoherenceStress.timeout(RUN));
-        return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(MemFsScenarios.ENABLE_URING, "1")) : m;
+        return CoherenceStress.mount(() -> new PassthroughFs(PassthroughFs.Options.of(PassthroughScenarios.newSource()).withKernel(kernel)),
+                transport, MountOptions.defaults().threads(), RUN);
     }
 
     @RegisterExtension

@@ -6,7 +6,6 @@ import dev.ringfuse.fs.volume.VolumeFs;
 import dev.ringfuse.fs.volume.VolumeOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -20,18 +19,15 @@ class CoherenceStressVolumeTest {
     static final Duration RUN = CoherenceStress.duration(Duration.ofSeconds(10));
 
     static FuseMount volume(VolumeOptions.Passthrough passthrough, TransportKind transport) {
-        FuseMount m = FuseMount.of(() -> {
+        return CoherenceStress.mount(() -> {
                     try {
                         Path dir = PassthroughScenarios.newSource();
                         return VolumeFs.open(VolumeOptions.of(dir.resolve("disk.img")).withCreate(4L << 20).withPassthrough(passthrough));
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
-                })
-                .options(MountOptions.defaults().withAllowOther(true).withTransport(transport))
-                .timeout(CoherenceStress.timeout(RUN))
+                }, transport, MountOptions.defaults().threads(), RUN)
                 .freshDirectories(false);
-        return transport == TransportKind.URING ? m.beforeMount(() -> Files.writeString(MemFsScenarios.ENABLE_URING, "1")) : m;
     }
 
     @RegisterExtension

@@ -1,8 +1,13 @@
 package dev.ringfuse.uring;
 
-/** open(2) flags for {@link UringLoop#open} and {@link UringFiles#open} (Linux generic values, x86-64/arm64). */
+/**
+ * open(2) flags for {@link UringLoop#open} and {@link UringFiles#open}, for the architecture this runs on:
+ * x86-64 has the asm-generic values, arm64 its own for O_DIRECT, O_DIRECTORY and O_NOFOLLOW.
+ */
 public final class OpenFlags {
     private OpenFlags() {}
+
+    private static final boolean ARM64 = "aarch64".equals(System.getProperty("os.arch"));
 
     /** Open for reading only (the access mode is the low two bits). */
     public static final int O_RDONLY = 0;
@@ -21,11 +26,11 @@ public final class OpenFlags {
     /** Each write returns only once its data (not necessarily its metadata) is on stable storage. */
     public static final int O_DSYNC = 010000;
     /** Bypass the page cache: buffers, offsets and lengths must be aligned to the logical block size. */
-    public static final int O_DIRECT = 040000;
+    public static final int O_DIRECT = ARM64 ? 0200000 : 040000;
     /** Fail with ENOTDIR unless the path is a directory. */
-    public static final int O_DIRECTORY = 0200000;
+    public static final int O_DIRECTORY = ARM64 ? 040000 : 0200000;
     /** Fail with ELOOP if the last path component is a symlink. */
-    public static final int O_NOFOLLOW = 0400000;
+    public static final int O_NOFOLLOW = ARM64 ? 0100000 : 0400000;
     /** Close the descriptor on exec (the JDK starts processes with fork/exec). */
     public static final int O_CLOEXEC = 02000000;
 }

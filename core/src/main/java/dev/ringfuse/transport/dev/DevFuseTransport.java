@@ -61,7 +61,6 @@ public final class DevFuseTransport implements Transport {
     private final Arena arena = Arena.ofShared();
     private final LinkedBlockingQueue<DevBuffer> free = new LinkedBlockingQueue<>();
     private final AtomicInteger allocated = new AtomicInteger();
-    private final List<Thread> readers = new ArrayList<>();
     private final List<GuardedFd> clones = new ArrayList<>();
     private final CountDownLatch ended = new CountDownLatch(1);
     private final AtomicInteger running = new AtomicInteger();
@@ -143,7 +142,17 @@ public final class DevFuseTransport implements Transport {
             growing = false;
             fd = master;
         }
-        startReader(fd, i);
+        try {
+            startReader(fd, i);
+        } catch (OutOfMemoryError | RuntimeException e) {
+            // no thread to be had (a pids limit, memory): the readers there are go on serving (the caller may
+            // be one, holding a request it has yet to answer), and none more is tried
+            growing = false;
+            started.decrementAndGet();
+            LOG.log(System.Logger.Level.WARNING, "cannot start /dev/fuse reader " + i + " (" + e
+                    + "); no more readers start");
+            readerEnded();
+        }
     }
 
     private GuardedFd cloneDevice() throws ErrnoException {
@@ -165,11 +174,15 @@ public final class DevFuseTransport implements Transport {
 
     /** Starts a reader already counted in {@code running}. */
     private void startReader(GuardedFd fd, int index) {
-        Thread t = Thread.ofPlatform().daemon().name("ringfuse-dev-" + index).unstarted(() -> readLoop(fd));
-        synchronized (readers) {
-            readers.add(t);
+        Thread.ofPlatform().daemon().name("ringfuse-dev-" + index).start(() -> readLoop(fd));
+    }
+
+    /** A reader counted in {@code running} stopped (or never started): the last one ends the transport. */
+    private void readerEnded() {
+        if (running.decrementAndGet() == 0) {
+            ended.countDown();
+            onEnd.run();
         }
-        t.start();
     }
 
     private void readLoop(GuardedFd fd) {
@@ -211,10 +224,7 @@ public final class DevFuseTransport implements Transport {
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.ERROR, "reader " + Thread.currentThread().getName() + " failed", t);
         } finally {
-            if (running.decrementAndGet() == 0) {
-                ended.countDown();
-                onEnd.run();
-            }
+            readerEnded();
         }
     }
 

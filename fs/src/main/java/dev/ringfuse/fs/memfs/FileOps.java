@@ -143,8 +143,8 @@ abstract sealed class FileOps implements LowLevelFileSystem permits MemFs {
      */
     private void modifiedBy(RequestContext ctx, FileNode f) {
         int mode = f.mode();
-        if (ctx.uid() != 0 && (mode & 06000) != 0) f.dropSetIds(inGroup(ctx, f.gid()));
-        f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
+        if (ctx.uid() != 0) f.killPrivileges(() -> inGroup(ctx, f.gid()), table.limits);
+        else f.xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, table.limits);
         if (f.mode() != mode) dropCachedAttributes(f);
     }
 

@@ -98,22 +98,14 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
      * Drops the privileges a file grants when it changes (HANDLE_KILLPRIV_V2, see DESIGN.md). The kernel's
      * flag says only that the caller lacks CAP_FSETID (it comes with every such write and truncate, and with
      * every chown): suid goes; sgid goes when group-executable or when the caller is outside the file's group
-     * (supplementary groups count, root counts as a member), as tmpfs's file_remove_privs decides.
+     * (supplementary groups count, root counts as a member), as tmpfs's file_remove_privs decides. Also for
+     * the changes the kernel sends no flag with (fallocate, copy_file_range by a caller other than root).
      */
     void killPrivileges(java.util.function.BooleanSupplier callerInGroup, ChunkStore.Space space) {
         synchronized (this) {
             mode = dev.ringfuse.access.Permissions.killedMode(mode, callerInGroup);
         }
         xattrs.removeIfPresent(XattrMap.SECURITY_CAPABILITY, space);
-    }
-
-    /**
-     * should_remove_suid for a caller without CAP_FSETID, decided here (no kernel flag): set-user-ID goes;
-     * set-group-ID goes when group-executable or when the caller is outside the file's group.
-     */
-    synchronized void dropSetIds(boolean callerInGroup) {
-        mode &= ~04000;
-        if ((mode & 010) != 0 || !callerInGroup) mode &= ~02000;
     }
 
     synchronized void addLinks(int delta) { nlink += delta; }

@@ -25,12 +25,11 @@ final class PosixCalls {
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final ThreadLocal<MemorySegment> STATE = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CAPTURE));
 
-    private static final boolean ARM64 = "aarch64".equals(System.getProperty("os.arch"));
     static final int O_RDONLY = 0, O_WRONLY = 1, O_RDWR = 2, O_ACCMODE = 3, O_CREAT = 0100, O_EXCL = 0200,
             O_NOCTTY = 0400, O_TRUNC = 01000, O_APPEND = 02000, O_CLOEXEC = 02000000, O_PATH = 010000000;
-    // the three that differ on arm64 (asm-generic/fcntl.h vs x86's)
-    static final int O_DIRECTORY = ARM64 ? 040000 : 0200000, O_NOFOLLOW = ARM64 ? 0100000 : 0400000,
-            O_DIRECT = ARM64 ? 0200000 : 040000;
+    // the three that differ on arm64
+    static final int O_DIRECTORY = dev.ringfuse.uring.OpenFlags.O_DIRECTORY, O_NOFOLLOW = dev.ringfuse.uring.OpenFlags.O_NOFOLLOW,
+            O_DIRECT = dev.ringfuse.uring.OpenFlags.O_DIRECT;
     static final int AT_FDCWD = -100, AT_SYMLINK_NOFOLLOW = 0x100, AT_SYMLINK_FOLLOW = 0x400, AT_REMOVEDIR = 0x200, AT_EMPTY_PATH = 0x1000;
     static final long RESOLVE_NO_MAGICLINKS = 0x02, RESOLVE_NO_SYMLINKS = 0x04, RESOLVE_BENEATH = 0x08;
     static final int STATX_BASIC_STATS = 0x7ff, STATX_BTIME = 0x800;

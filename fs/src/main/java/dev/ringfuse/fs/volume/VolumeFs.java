@@ -50,7 +50,7 @@ public final class VolumeFs implements LowLevelFileSystem {
     private static final long ENTRY_TIMEOUT = TimeUnit.HOURS.toNanos(1);
     private static final long ATTR_TIMEOUT = TimeUnit.MINUTES.toNanos(1);
     private static final int ALLOCATE = 0;
-    private static final int O_DIRECT = 040000;
+    private static final int O_DIRECT = dev.ringfuse.uring.OpenFlags.O_DIRECT; // 0200000 on arm64
     private static final int SUPPORTED_FALLOCATE = ImageCalls.FALLOC_FL_KEEP_SIZE | ImageCalls.FALLOC_FL_PUNCH_HOLE
             | ImageCalls.FALLOC_FL_ZERO_RANGE;
 
