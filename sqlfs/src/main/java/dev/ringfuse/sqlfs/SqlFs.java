@@ -366,7 +366,7 @@ public final class SqlFs extends SqlFileOps {
             int mode = s.hasMode() ? s.mode() & 07777 : f.mode();
             int uid = s.hasUid() ? s.uid() : f.uid(), gid = s.hasGid() ? s.gid() : f.gid();
             if (s.killSuidGid() && !f.isDir()) {
-                mode = killedMode(new Node(f.ino(), f.type(), mode, uid, gid, 0, 0, 0, 0, 0, 0), () -> member);
+                mode = dev.ringfuse.access.Permissions.killedMode(mode, () -> member);
             }
             if ((s.killSuidGid() || s.hasSize() || s.hasUid() || s.hasGid()) && !f.isDir()) dropCapability(c, nodeid);
             long a = s.hasAtime() ? (s.atimeNow() ? now : ns(s.atimeSec(), s.atimeNsec())) : f.atimeNs();
