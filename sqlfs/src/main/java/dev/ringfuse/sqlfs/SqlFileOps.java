@@ -386,11 +386,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         }
     }
 
-    /** Whether the caller is in the node's group, supplementary groups included; root counts as a member. */
-    static boolean inGroup(RequestContext ctx, Node n) {
-        return inGroup(ctx, n.gid());
-    }
-
+    /** Whether the caller is in group {@code gid}, supplementary groups included; root counts as a member. */
     static boolean inGroup(RequestContext ctx, int gid) {
         return ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(gid);
     }
