@@ -131,9 +131,10 @@ mvn_status=0
   | tee "$LOGDIR/mvn.log" | grep -E 'Tests run:|FAIL|ERROR|BUILD' || true
 mvn_status=$(cat "$LOGDIR/mvn.status" 2>/dev/null || echo 1)
 
-count() { # sums an attribute over the surefire reports
-  find . -path '*/target/surefire-reports*/TEST-*.xml' -exec grep -ho "<testsuite [^>]*" {} + 2>/dev/null \
-    | grep -o " $1=\"[0-9]*\"" | grep -o '[0-9]*' | awk '{s+=$1} END {print s+0}'
+count() { # sums an attribute over the surefire reports; 0 when there are none (a build that failed early:
+  # a grep that matched nothing failed the pipeline, and set -e ended the run here without a word)
+  { find . -path '*/target/surefire-reports*/TEST-*.xml' -exec grep -ho "<testsuite [^>]*" {} + 2>/dev/null || true; } \
+    | awk -v a=" $1=\"" '{ i = index($0, a); if (i) s += substr($0, i + length(a)) + 0 } END { print s + 0 }'
 }
 java_tests=$(count tests); java_failed=$(( $(count failures) + $(count errors) )); java_skipped=$(count skipped)
 log "java tests: $((java_tests - java_failed - java_skipped)) passed, $java_failed failed, $java_skipped skipped"
