@@ -310,9 +310,10 @@ public final class SqlFs extends SqlFileOps {
             long ino = Store.insertInode(c, "file", mode, ctx.uid(), gid, 0, 0, now);
             ns.orphans.add(ino);
             Store.unlinked(c, ino, true, db.session);
+            if (db.dialect == Dialect.POSTGRES) recordCreatedOpen(c, ino); // created open, as by CREATE
             return Store.node(c, ino);
         });
-        holdOpen(n.ino());
+        createdOpen(n.ino());
         reply.created(entry(n), openHandle(n.ino(), flags), openFlags());
     }
 
