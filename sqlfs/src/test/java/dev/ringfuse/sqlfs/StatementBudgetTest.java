@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a real mount serves real system calls; and that statements are prepared once per connection, not once
  * per use (preparing cost more than running, see sqlfs/DESIGN.md). The budgets are what the code does
  * now: a change that adds statements to these paths has to say why here. The counter is global, so the
- * change feed's polls (3 statements every 200 ms) are subtracted as an upper estimate.
+ * change feed's polls (3 statements every {@link SqliteChangeFeed#PERIOD_MS}) are subtracted as an upper estimate.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StatementBudgetTest {
@@ -39,7 +39,7 @@ class StatementBudgetTest {
 
     /** The feed's statements while {@code nanos} passed, per operation out of {@code n}. */
     private static double feed(long nanos, int n) {
-        return 3 * (nanos / 200e6 + 1) / n;
+        return 3 * (nanos / (SqliteChangeFeed.PERIOD_MS * 1e6) + 1) / n;
     }
 
     @Test
