@@ -46,7 +46,7 @@ trap cleanup EXIT
 [ -n "$base" ] && "$base/ringfuse" --version >/dev/null
 "$here/ringfuse" --version >/dev/null # build once, outside the timings
 for v in $variants; do
-  case "$v" in *=/*) d=${v#*=}; d=${d%%:*}; nice -n 5 "$d/ringfuse" --version >/dev/null ;; esac
+  case "$v" in *=*) d=${v#*=}; d=${d%%:*}; [ -z "$d" ] || nice -n 5 "$d/ringfuse" --version >/dev/null ;; esac
 done
 set -- $variants; n=$#
 echo "transport $transport; variants: $variants; $rounds rounds x 2 jobs x ${runtime}s: about $(( (n * rounds * (2 * runtime + 4) + 59) / 60 )) min"

@@ -10,7 +10,8 @@
 #   --fresh         run as on a freshly booted machine: in a private mount namespace where fusectl is not
 #                   mounted, with an empty environment (what CI does, so that a run never depends on what an
 #                   earlier run left on the machine)
-# The run fails if it leaves a FUSE mount behind or anything new in `git status --porcelain`.
+# The run fails if it leaves a FUSE mount behind or anything new in `git status --porcelain`; with --fresh
+# what the tests left (FUSE mounts, loop devices on files in them) is also taken down, however the run ends.
 set -euo pipefail
 RINGFUSE_HOME=${RINGFUSE_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 cd "$RINGFUSE_HOME"
@@ -57,6 +58,31 @@ mkdir -p "$LOGDIR"
 # tests mount at /sys/fs/fuse/connections when nothing had (a fresh boot): it is no mount of a test.
 fuse_mounts() { awk '$3 == "fuse" || $3 == "fuseblk" || $3 ~ /^fuse[.]/ {print $2}' /proc/self/mounts | sort; }
 mounts_before=$(fuse_mounts)
+left_mounts() { comm -13 <(echo "$mounts_before") <(fuse_mounts); }
+# loop devices on files under mount point $1 (a test's volume under ext4): they pin the FUSE mount, and they
+# are the machine's, not the mount namespace's, so they outlive even a --fresh run
+loops_under() { losetup --list --noheadings --output NAME,BACK-FILE 2>/dev/null | awk -v p="$1/" 'index($2, p) == 1 {print $1}'; }
+take_down() { # mount point $1: the loop devices on files in it and what is mounted from them, then the mount
+  local dev m
+  for dev in $(loops_under "$1"); do
+    for m in $(awk -v d="$dev" '$1 == d {print $2}' /proc/self/mounts); do umount -l "$m" || true; done
+    losetup -d "$dev" || true
+  done
+  umount -l "$1" || true
+}
+# every way out (the end, set -e, Ctrl-C, timeout): the external step the run stopped in, then what the tests
+# left. Taken down only in the private mount namespace of --fresh (CI), where every new mount is this run's:
+# in the machine's own namespace a mount that appeared meanwhile may be another user's (reported below only)
+source "$RINGFUSE_HOME/tools/external.sh"
+on_exit() {
+  ext_cleanup
+  if [ -n "${RINGFUSE_FRESH_NS:-}" ]; then
+    local m
+    for m in $(left_mounts); do take_down "$m"; done
+  fi
+  return 0 # the run's own status stands
+}
+trap on_exit EXIT
 # what the tree looked like before: a run may not add to it (fio state files, logs, images, ...)
 tree_status() { git -C "$RINGFUSE_HOME" status --porcelain --untracked-files=all 2>/dev/null | sort; }
 in_git=0
@@ -105,17 +131,16 @@ mvn_status=0
   | tee "$LOGDIR/mvn.log" | grep -E 'Tests run:|FAIL|ERROR|BUILD' || true
 mvn_status=$(cat "$LOGDIR/mvn.status" 2>/dev/null || echo 1)
 
-count() { # sums an attribute over the surefire reports
-  find . -path '*/target/surefire-reports*/TEST-*.xml' -exec grep -ho "<testsuite [^>]*" {} + 2>/dev/null \
-    | grep -o " $1=\"[0-9]*\"" | grep -o '[0-9]*' | awk '{s+=$1} END {print s+0}'
+count() { # sums an attribute over the surefire reports; 0 when there are none (a build that failed early:
+  # a grep that matched nothing failed the pipeline, and set -e ended the run here without a word)
+  { find . -path '*/target/surefire-reports*/TEST-*.xml' -exec grep -ho "<testsuite [^>]*" {} + 2>/dev/null || true; } \
+    | awk -v a=" $1=\"" '{ i = index($0, a); if (i) s += substr($0, i + length(a)) + 0 } END { print s + 0 }'
 }
 java_tests=$(count tests); java_failed=$(( $(count failures) + $(count errors) )); java_skipped=$(count skipped)
 log "java tests: $((java_tests - java_failed - java_skipped)) passed, $java_failed failed, $java_skipped skipped"
 
 # --- external suites against memfs, passthrough (kernel passthrough on and off) and sql ---------------
 # each step cleans up after itself on any way out, and the EXIT trap takes down a step the run stopped in
-source "$RINGFUSE_HOME/tools/external.sh"
-trap ext_cleanup EXIT
 if [ $external = 1 ]; then
   for t in ${RINGFUSE_TRANSPORTS:-dev uring}; do
     for f in ${RINGFUSE_EXTERNAL_FS:-memfs passthrough-on passthrough-off sql-sqlite pool}; do
@@ -162,8 +187,11 @@ if [ $examples = 1 ]; then
   fi
 fi
 
-left=$(comm -13 <(echo "$mounts_before") <(fuse_mounts))
-if [ -n "$left" ]; then echo "FUSE mounts left behind by the tests:"; echo "$left"; mvn_status=1; fi
+left=$(left_mounts)
+if [ -n "$left" ]; then
+  echo "FUSE mounts left behind by the tests:"; echo "$left"; mvn_status=1
+  for m in $left; do loops_under "$m" | sed "s|\$| on a file in $m|"; done
+fi
 if [ $in_git = 1 ]; then
   dirty=$(comm -13 <(echo "$tree_before") <(tree_status))
   if [ -n "$dirty" ]; then

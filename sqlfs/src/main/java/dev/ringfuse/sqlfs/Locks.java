@@ -247,13 +247,8 @@ final class Locks {
                         return;
                     }
                     Thread.sleep(POLL_MS);
-                    Outcome o = attempt(ino, owner, kind, lock, true, kind == 'p');
-                    if (o == Outcome.DEADLOCK) {
-                        done = true;
-                        reply.error(Errno.EDEADLK);
-                        return;
-                    }
-                    if (o == Outcome.SET) break;
+                    // only the first try can answer DEADLOCK: a later one just looks whether the lock is free
+                    if (attempt(ino, owner, kind, lock, true, true) == Outcome.SET) break;
                 }
                 done = true;
                 ok.run();

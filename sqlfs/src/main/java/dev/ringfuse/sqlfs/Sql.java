@@ -47,7 +47,7 @@ final class Sql {
 
     /** Runs a statement without parameters or results (BEGIN, COMMIT, ...) through the cache. */
     static void exec(Connection c, String sql) throws SQLException {
-        prepare(c, sql).execute();
+        prepare(c, sql).executeUpdate();
     }
 
     private static boolean closed(Connection c) {
@@ -113,15 +113,6 @@ final class Sql {
             EXECUTED.increment();
             try {
                 return ps.executeUpdate();
-            } catch (SQLException e) {
-                throw failed(e);
-            }
-        }
-
-        boolean execute() throws SQLException {
-            EXECUTED.increment();
-            try {
-                return ps.execute();
             } catch (SQLException e) {
                 throw failed(e);
             }

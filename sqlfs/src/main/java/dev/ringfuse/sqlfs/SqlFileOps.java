@@ -386,21 +386,7 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         }
     }
 
-    /**
-     * The mode after the kernel said the caller lacks CAP_FSETID (HANDLE_KILLPRIV_V2: on every such write and
-     * truncate, and on every chown): set-user-ID goes; set-group-ID goes when group-executable or when the
-     * caller is outside the file's group (root counts as a member), as tmpfs's file_remove_privs decides. The
-     * flag alone is no reason to drop setgid: it comes with every write of an unprivileged caller.
-     */
-    static int killedMode(Node f, java.util.function.BooleanSupplier callerInGroup) {
-        return dev.ringfuse.access.Permissions.killedMode(f.mode(), callerInGroup);
-    }
-
-    /** Whether the caller is in the node's group, supplementary groups included; root counts as a member. */
-    static boolean inGroup(RequestContext ctx, Node n) {
-        return inGroup(ctx, n.gid());
-    }
-
+    /** Whether the caller is in group {@code gid}, supplementary groups included; root counts as a member. */
     static boolean inGroup(RequestContext ctx, int gid) {
         return ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(gid);
     }

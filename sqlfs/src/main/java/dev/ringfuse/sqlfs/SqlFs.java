@@ -310,9 +310,10 @@ public final class SqlFs extends SqlFileOps {
             long ino = Store.insertInode(c, "file", mode, ctx.uid(), gid, 0, 0, now);
             ns.orphans.add(ino);
             Store.unlinked(c, ino, true, db.session);
+            if (db.dialect == Dialect.POSTGRES) recordCreatedOpen(c, ino); // created open, as by CREATE
             return Store.node(c, ino);
         });
-        holdOpen(n.ino());
+        createdOpen(n.ino());
         reply.created(entry(n), openHandle(n.ino(), flags), openFlags());
     }
 
@@ -361,12 +362,13 @@ public final class SqlFs extends SqlFileOps {
         long now = now();
         Database.Work<Node> work = c -> {
             Node f = Store.node(c, nodeid);
-            boolean member = inGroup(ctx, f); // of the group before a chown, as the kernel judges it
+            // the group before a chown, as the kernel judges it; asked only when it decides (it may read /proc)
+            int gidBefore = f.gid();
             if (s.hasSize()) f = truncate(c, ctx, f, s.size(), now);
             int mode = s.hasMode() ? s.mode() & 07777 : f.mode();
             int uid = s.hasUid() ? s.uid() : f.uid(), gid = s.hasGid() ? s.gid() : f.gid();
             if (s.killSuidGid() && !f.isDir()) {
-                mode = killedMode(new Node(f.ino(), f.type(), mode, uid, gid, 0, 0, 0, 0, 0, 0), () -> member);
+                mode = dev.ringfuse.access.Permissions.killedMode(mode, () -> inGroup(ctx, gidBefore));
             }
             if ((s.killSuidGid() || s.hasSize() || s.hasUid() || s.hasGid()) && !f.isDir()) dropCapability(c, nodeid);
             long a = s.hasAtime() ? (s.atimeNow() ? now : ns(s.atimeSec(), s.atimeNsec())) : f.atimeNs();
