@@ -125,22 +125,28 @@ public final class MirrorDevice implements BlockDevice {
     public byte[] readVerified(long offset, int len, Predicate<byte[]> valid, boolean repair) {
         List<Integer> bad = new ArrayList<>(2);
         for (int i : readOrder(offset)) {
-            byte[] raw = new byte[len];
-            try {
-                sides[i].read(offset, raw, 0, len);
-            } catch (IOException e) {
-                stats[i].readErrors.incrementAndGet();
-                bad.add(i);
-                continue;
-            }
-            if (!valid.test(raw)) {
-                stats[i].checksumErrors.incrementAndGet();
+            byte[] raw = readSide(i, offset, len, valid);
+            if (raw == null) {
                 bad.add(i);
                 continue;
             }
             if (repair) for (int b : bad) repair(b, offset, raw);
             return raw;
         }
+        return null;
+    }
+
+    /** Side {@code i}'s copy if it reads and {@code valid} accepts it, else null (the failure counted on the side). */
+    private byte[] readSide(int i, long offset, int len, Predicate<byte[]> valid) {
+        byte[] raw = new byte[len];
+        try {
+            sides[i].read(offset, raw, 0, len);
+        } catch (IOException e) {
+            stats[i].readErrors.incrementAndGet();
+            return null;
+        }
+        if (valid.test(raw)) return raw;
+        stats[i].checksumErrors.incrementAndGet();
         return null;
     }
 
@@ -153,21 +159,10 @@ public final class MirrorDevice implements BlockDevice {
         byte[] good = null;
         long scanned = 0;
         for (int i : online()) {
-            byte[] raw = new byte[len];
             scanned += len;
-            try {
-                sides[i].read(offset, raw, 0, len);
-            } catch (IOException e) {
-                stats[i].readErrors.incrementAndGet();
-                bad.add(i);
-                continue;
-            }
-            if (valid.test(raw)) {
-                if (good == null) good = raw;
-            } else {
-                stats[i].checksumErrors.incrementAndGet();
-                bad.add(i);
-            }
+            byte[] raw = readSide(i, offset, len, valid);
+            if (raw == null) bad.add(i);
+            else if (good == null) good = raw;
         }
         long repaired = 0;
         if (good != null) for (int b : bad) if (repair(b, offset, good)) repaired += len;
