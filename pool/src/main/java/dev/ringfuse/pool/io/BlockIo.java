@@ -270,6 +270,7 @@ public final class BlockIo {
             }
             byte[] raw = pending.get(place(d.device(), d.offset()));
             if (raw != null && raw.length < d.asize()) raw = null;
+            boolean verified = false; // a mirror's copy was checked side by side: not checksummed again
             if (raw == null && devices[d.device()] instanceof MirrorDevice m) {
                 raw = m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), allocator.isAllocated(d));
                 if (raw == null) {
@@ -278,6 +279,7 @@ public final class BlockIo {
                     bad = Healing.add(bad, d);
                     continue;
                 }
+                verified = true;
             }
             try {
                 if (raw == null) {
@@ -290,7 +292,7 @@ public final class BlockIo {
                 bad = Healing.add(bad, d);
                 continue;
             }
-            if (!matches(bp, raw)) {
+            if (!verified && !matches(bp, raw)) {
                 stats[d.device()].checksumErrors.incrementAndGet();
                 last = new ChecksumException("checksum mismatch in " + bp.type() + " block at "
                         + devices[d.device()].name() + ":" + d.offset());
