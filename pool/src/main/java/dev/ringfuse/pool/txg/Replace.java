@@ -58,7 +58,7 @@ public final class Replace {
                     pool.lock().unlock();
                 }
             }, (bp, c) -> Healing.resilver(io, vdev, bp, c));
-            if (m.targetFailure() != null) throw new IOException(device.name() + " failed during the resilver: " + m.targetFailure().getMessage());
+            checkTarget(m, device);
             if (r.unrepairable() > 0) {
                 // the new side would lack those blocks: keep the old config rather than hide the loss
                 throw new IOException("resilver found " + r.unrepairable() + " block(s) with no good copy; the replace is abandoned "
@@ -80,6 +80,11 @@ public final class Replace {
                 }
             }
         }
+    }
+
+    /** Fails if a write or flush of the resilver target failed since it was attached: it may lack blocks. */
+    private static void checkTarget(MirrorDevice m, BlockDevice device) throws IOException {
+        if (m.targetFailure() != null) throw new IOException(device.name() + " failed during the resilver: " + m.targetFailure().getMessage());
     }
 
     /** Zeroes the device's label areas: nothing stale on it may be imported while it is only half resilvered. */
@@ -108,6 +113,7 @@ public final class Replace {
             BlockDevice old;
             pool.commitLock().lock();
             try {
+                checkTarget(m, device); // the commit just made wrote to it too: a failure there is as bad
                 old = m.promoteTarget();
                 v.replaceLeaf(leaf, device);
                 v.labels(labels);

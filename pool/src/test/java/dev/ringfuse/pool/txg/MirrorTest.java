@@ -34,6 +34,46 @@ class MirrorTest {
         }
     }
 
+    /** A device that fails writes once {@link #failing} is set and runs {@link #onFlush} before each flush. */
+    static final class Hooked implements BlockDevice {
+        interface Step {
+            void run() throws IOException;
+        }
+
+        final BlockDevice inner;
+        /** Set by the first read: a resilver reads back what it copied (the wipe before it only writes). */
+        volatile boolean readBack;
+        volatile boolean failing;
+        volatile Step onFlush = () -> { };
+
+        Hooked(BlockDevice inner) {
+            this.inner = inner;
+        }
+
+        @Override public long size() { return inner.size(); }
+        @Override public int alignment() { return inner.alignment(); }
+        @Override public String name() { return "hooked-" + inner.name(); }
+        @Override public void close() throws IOException { inner.close(); }
+
+        @Override
+        public void read(long offset, byte[] dst, int off, int len) throws IOException {
+            readBack = true;
+            inner.read(offset, dst, off, len);
+        }
+
+        @Override
+        public void write(long offset, byte[] src, int off, int len) throws IOException {
+            if (failing) throw new IOException(name() + ": EIO writing at " + offset);
+            inner.write(offset, src, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            onFlush.run();
+            inner.flush();
+        }
+    }
+
     @Test
     void readsHealScrubRepairsAndASecondScrubFindsNothing() throws Exception {
         MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
@@ -119,6 +159,43 @@ class MirrorTest {
         try (Pool pool = Pool.create("s", List.of(new MemoryDevice("s", SIZE)))) {
             IOException e = assertThrows(IOException.class, () -> Replace.replace(pool, 0, new MemoryDevice("t", SIZE), null));
             assertTrue(e.getMessage().contains("only a side of a mirror"), e.getMessage());
+        }
+    }
+
+    /**
+     * A commit between the resilver's walk and the config switch writes to the new device, which fails it: the
+     * device lacks that block, so the replace is abandoned and the pool keeps its old config.
+     */
+    @Test
+    void aNewDeviceFailingAWriteAfterTheWalkIsNotPromoted() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = new KvWorkload(24);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 200; i++) w.step(ds);
+            w.commit(pool);
+        }
+        try (Pool pool = Pool.open(List.of(a))) {
+            Dataset ds = pool.dataset("m/d");
+            Hooked target = new Hooked(new MemoryDevice("c", SIZE));
+            target.onFlush = () -> {
+                // the flush closing the walk: the device fails writes from now on, and a change waits for a commit
+                if (target.readBack && !target.failing) {
+                    target.failing = true;
+                    w.step(ds);
+                }
+            };
+            IOException e = assertThrows(IOException.class, () -> Replace.replace(pool, 1, target, null));
+            assertTrue(e.getMessage().contains("failed during the resilver"), e.getMessage());
+            assertTrue(target.failing, "the device failed after the walk");
+            assertEquals("UNAVAIL", pool.vdevs().state(1));
+            assertEquals(null, ((MirrorDevice) pool.io().device(0)).target(), "the failed device is detached");
+            w.commit(pool);
+            KvWorkload.assertSame(w.committed, KvWorkload.read(ds));
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+            Scrub.Report r = Replace.replace(pool, 1, new MemoryDevice("d", SIZE), null);
+            assertEquals(0, r.unrepairable(), r.errors().toString());
+            assertEquals("ONLINE", pool.vdevs().poolState());
         }
     }
 
