@@ -199,6 +199,41 @@ class MirrorTest {
         }
     }
 
+    /**
+     * One scrub or resilver at a time holds through a replace's config switch: a scrub started while the new
+     * device is promoted (and the old side closed) would read sides as they change under it.
+     */
+    @Test
+    void noScrubStartsUntilTheReplaceHasSwitched() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = new KvWorkload(25);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 200; i++) w.step(ds);
+            w.commit(pool);
+            Hooked target = new Hooked(new MemoryDevice("c", SIZE));
+            List<String> started = new java.util.ArrayList<>();
+            java.util.concurrent.atomic.AtomicBoolean replacing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            target.onFlush = () -> {
+                // every flush of the new device from its first copy to the end of the replace, except those of a
+                // commit holding the pool lock (a scrub would wait for it)
+                if (!target.readBack || !replacing.get() || pool.lock().isLocked()) return;
+                try {
+                    started.add("a scrub ran during the replace: " + Scrub.scrub(pool, null));
+                } catch (IOException e) {
+                    if (!e.getMessage().contains("a resilver is running")) throw e;
+                    started.add("refused");
+                }
+            };
+            Replace.replace(pool, 1, target, null);
+            replacing.set(false);
+            assertTrue(started.contains("refused"), "a scrub was tried during the replace: " + started);
+            assertEquals(List.of(), started.stream().filter(x -> !x.equals("refused")).toList());
+            assertEquals("ONLINE", pool.vdevs().poolState());
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+    }
+
     /** A side whose reads fail with EIO in a range: served from the other side, counted, and written back. */
     @Test
     void readErrorsOnOneSideAreServedFromTheOther() throws Exception {
