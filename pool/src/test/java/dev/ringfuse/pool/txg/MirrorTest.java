@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ringfuse.pool.format.Dva;
 import dev.ringfuse.pool.format.Layout;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.MemoryDevice;
@@ -159,6 +160,35 @@ class MirrorTest {
         try (Pool pool = Pool.create("s", List.of(new MemoryDevice("s", SIZE)))) {
             IOException e = assertThrows(IOException.class, () -> Replace.replace(pool, 0, new MemoryDevice("t", SIZE), null));
             assertTrue(e.getMessage().contains("only a side of a mirror"), e.getMessage());
+        }
+    }
+
+    /**
+     * A degraded mirror whose surviving side lost one copy of a metadata block (a bad sector under the MOS's
+     * first copy): its ditto copy is good, so the resilver rewrites the bad one from it and the replace goes on.
+     */
+    @Test
+    void replaceRewritesAMetadataCopyNoSideHoldsFromItsDitto() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE), c = new MemoryDevice("c", SIZE);
+        KvWorkload w = new KvWorkload(26);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 200; i++) w.step(ds);
+            w.commit(pool);
+        }
+        try (Pool pool = Pool.open(List.of(a))) {
+            Dva first = pool.mosPointer().dvas()[0];
+            scribble(a, first.offset(), first.offset() + first.asize(), 7);
+            Scrub.Report r = Replace.replace(pool, 1, c, null);
+            System.out.println("replace over a lost MOS copy: " + r);
+            assertEquals(0, r.unrepairable(), r.errors().toString());
+            assertTrue(r.repaired() >= first.asize(), "the lost copy was rewritten from its ditto: " + r);
+            assertEquals("ONLINE", pool.vdevs().poolState());
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+        try (Pool pool = Pool.open(List.of(c))) {
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            assertTrue(PoolVerifier.verify(pool, null).clean());
         }
     }
 
