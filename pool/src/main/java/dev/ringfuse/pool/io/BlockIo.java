@@ -313,20 +313,4 @@ public final class BlockIo {
         }
         throw last instanceof ChecksumException ? last : new ChecksumException("unreadable " + bp + ": " + last.getMessage());
     }
-
-    /** Raw sector I/O for labels and uberblocks (not allocated, not checksummed by a parent). */
-    public void writeRaw(int device, long offset, byte[] data) throws IOException {
-        try {
-            devices[device].write(offset, data, 0, data.length);
-        } catch (IOException e) {
-            stats[device].writeErrors.incrementAndGet();
-            throw e;
-        }
-    }
-
-    public byte[] readRaw(int device, long offset, int len) throws IOException {
-        byte[] b = new byte[len];
-        devices[device].read(offset, b, 0, len);
-        return b;
-    }
 }
