@@ -233,7 +233,7 @@ public final class BlockIo {
             }
             if (why != null && devices[dev] instanceof MirrorDevice m && d.device() == dev) {
                 // one side's copy is bad: the block is fine if another side has it (and that side heals this one)
-                if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), allocator.isAllocated(d)) != null) why = null;
+                if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d)) != null) why = null;
                 else why = "no side of the mirror holds a good copy (" + why + ")";
             } else if (why != null && readFailed) {
                 stats[dev].readErrors.incrementAndGet();
@@ -272,7 +272,7 @@ public final class BlockIo {
             if (raw != null && raw.length < d.asize()) raw = null;
             boolean verified = false; // a mirror's copy was checked side by side: not checksummed again
             if (raw == null && devices[d.device()] instanceof MirrorDevice m) {
-                raw = m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), allocator.isAllocated(d));
+                raw = m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d));
                 if (raw == null) {
                     last = new ChecksumException("no side of " + m.name() + " holds a good copy of the " + bp.type()
                             + " block at " + d.offset());

@@ -129,9 +129,9 @@ public final class Healing {
         for (Dva d : bp.dvas()) {
             if (d.isEmpty() || d.device() != vdev) continue;
             int len = (int) d.asize();
-            byte[] raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), true);
+            byte[] raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), () -> true);
             c.scanned += len;
-            if (raw == null && healDitto(io, bp, c)) raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), true);
+            if (raw == null && healDitto(io, bp, c)) raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), () -> true);
             if (raw == null) {
                 c.unrepairable++;
                 c.errors.add("no side holds a good copy of " + bp + " at " + d.offset() + " to resilver from");
