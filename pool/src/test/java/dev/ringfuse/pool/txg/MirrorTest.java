@@ -35,6 +35,18 @@ class MirrorTest {
         }
     }
 
+    /** Creates mirror pool "m" on {@code a} and {@code b}, commits {@code steps} of workload {@code seed} in m/d, closes it. */
+    static KvWorkload filledMirror(BlockDevice a, BlockDevice b, long seed, int steps) throws IOException {
+        KvWorkload w = new KvWorkload(seed);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            assertTrue(pool.io().device(0) instanceof MirrorDevice);
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < steps; i++) w.step(ds);
+            w.commit(pool);
+        }
+        return w;
+    }
+
     /** A device that fails writes once {@link #failing} is set and runs {@link #onFlush} before each flush. */
     static final class Hooked implements BlockDevice {
         interface Step {
@@ -78,13 +90,7 @@ class MirrorTest {
     @Test
     void readsHealScrubRepairsAndASecondScrubFindsNothing() throws Exception {
         MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
-        KvWorkload w = new KvWorkload(21);
-        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
-            assertTrue(pool.io().device(0) instanceof MirrorDevice);
-            Dataset ds = pool.createDataset("m/d", Map.of());
-            for (int i = 0; i < 800; i++) w.step(ds);
-            w.commit(pool);
-        }
+        KvWorkload w = filledMirror(a, b, 21, 800);
         // side b's whole data area (labels at [0, 512K) and the last 512 KiB stay): every block's copy on b is bad
         scribble(b, Layout.ALLOC_START, Layout.allocEnd(SIZE), 5);
         try (Pool pool = Pool.open(List.of(b, a))) {
@@ -170,12 +176,7 @@ class MirrorTest {
     @Test
     void replaceRewritesAMetadataCopyNoSideHoldsFromItsDitto() throws Exception {
         MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE), c = new MemoryDevice("c", SIZE);
-        KvWorkload w = new KvWorkload(26);
-        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
-            Dataset ds = pool.createDataset("m/d", Map.of());
-            for (int i = 0; i < 200; i++) w.step(ds);
-            w.commit(pool);
-        }
+        KvWorkload w = filledMirror(a, b, 26, 200);
         try (Pool pool = Pool.open(List.of(a))) {
             Dva first = pool.mosPointer().dvas()[0];
             scribble(a, first.offset(), first.offset() + first.asize(), 7);
@@ -199,12 +200,7 @@ class MirrorTest {
     @Test
     void aNewDeviceFailingAWriteAfterTheWalkIsNotPromoted() throws Exception {
         MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
-        KvWorkload w = new KvWorkload(24);
-        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
-            Dataset ds = pool.createDataset("m/d", Map.of());
-            for (int i = 0; i < 200; i++) w.step(ds);
-            w.commit(pool);
-        }
+        KvWorkload w = filledMirror(a, b, 24, 200);
         try (Pool pool = Pool.open(List.of(a))) {
             Dataset ds = pool.dataset("m/d");
             Hooked target = new Hooked(new MemoryDevice("c", SIZE));
@@ -268,12 +264,7 @@ class MirrorTest {
     @Test
     void readErrorsOnOneSideAreServedFromTheOther() throws Exception {
         MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
-        KvWorkload w = new KvWorkload(23);
-        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
-            Dataset ds = pool.createDataset("m/d", Map.of());
-            for (int i = 0; i < 300; i++) w.step(ds);
-            w.commit(pool);
-        }
+        KvWorkload w = filledMirror(a, b, 23, 300);
         java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean(true);
         BlockDevice flaky = new BlockDevice() {
             @Override public long size() { return b.size(); }
