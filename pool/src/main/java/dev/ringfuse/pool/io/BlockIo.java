@@ -233,7 +233,7 @@ public final class BlockIo {
             }
             if (why != null && devices[dev] instanceof MirrorDevice m && d.device() == dev) {
                 // one side's copy is bad: the block is fine if another side has it (and that side heals this one)
-                if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), allocator.isAllocated(d)) != null) why = null;
+                if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d)) != null) why = null;
                 else why = "no side of the mirror holds a good copy (" + why + ")";
             } else if (why != null && readFailed) {
                 stats[dev].readErrors.incrementAndGet();
@@ -270,14 +270,16 @@ public final class BlockIo {
             }
             byte[] raw = pending.get(place(d.device(), d.offset()));
             if (raw != null && raw.length < d.asize()) raw = null;
+            boolean verified = false; // a mirror's copy was checked side by side: not checksummed again
             if (raw == null && devices[d.device()] instanceof MirrorDevice m) {
-                raw = m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), allocator.isAllocated(d));
+                raw = m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d));
                 if (raw == null) {
                     last = new ChecksumException("no side of " + m.name() + " holds a good copy of the " + bp.type()
                             + " block at " + d.offset());
                     bad = Healing.add(bad, d);
                     continue;
                 }
+                verified = true;
             }
             try {
                 if (raw == null) {
@@ -290,7 +292,7 @@ public final class BlockIo {
                 bad = Healing.add(bad, d);
                 continue;
             }
-            if (!matches(bp, raw)) {
+            if (!verified && !matches(bp, raw)) {
                 stats[d.device()].checksumErrors.incrementAndGet();
                 last = new ChecksumException("checksum mismatch in " + bp.type() + " block at "
                         + devices[d.device()].name() + ":" + d.offset());
@@ -310,21 +312,5 @@ public final class BlockIo {
             }
         }
         throw last instanceof ChecksumException ? last : new ChecksumException("unreadable " + bp + ": " + last.getMessage());
-    }
-
-    /** Raw sector I/O for labels and uberblocks (not allocated, not checksummed by a parent). */
-    public void writeRaw(int device, long offset, byte[] data) throws IOException {
-        try {
-            devices[device].write(offset, data, 0, data.length);
-        } catch (IOException e) {
-            stats[device].writeErrors.incrementAndGet();
-            throw e;
-        }
-    }
-
-    public byte[] readRaw(int device, long offset, int len) throws IOException {
-        byte[] b = new byte[len];
-        devices[device].read(offset, b, 0, len);
-        return b;
     }
 }

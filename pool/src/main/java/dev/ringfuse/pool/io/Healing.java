@@ -117,7 +117,8 @@ public final class Healing {
      * Copies every copy of {@code bp} that lives on mirror {@code vdev} onto its resilver target: the bytes come
      * from a side whose copy verifies (healing the others), are written to the target and read back from it.
      * Returns the block's logical bytes when it is metadata (the walk descends into it), or null when it could
-     * not be read; a copy on this mirror that no side holds is counted unrepairable.
+     * not be read. A copy on this mirror that no side holds is first rewritten on the sides from another (ditto)
+     * copy of the block; only when there is none is it counted unrepairable.
      */
     public static byte[] resilver(BlockIo io, int vdev, BlockPointer bp, Counts c) throws IOException {
         c.blocks++;
@@ -128,8 +129,9 @@ public final class Healing {
         for (Dva d : bp.dvas()) {
             if (d.isEmpty() || d.device() != vdev) continue;
             int len = (int) d.asize();
-            byte[] raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), true);
+            byte[] raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), () -> true);
             c.scanned += len;
+            if (raw == null && healDitto(io, bp, c)) raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), () -> true);
             if (raw == null) {
                 c.unrepairable++;
                 c.errors.add("no side holds a good copy of " + bp + " at " + d.offset() + " to resilver from");
@@ -153,5 +155,20 @@ public final class Healing {
             c.errors.add("cannot read " + bp + ": " + e.getMessage());
             return null;
         }
+    }
+
+    /**
+     * Rewrites the bad copies of a block that has ditto copies from a good one, as a scrub does (a degraded
+     * mirror's surviving side with a bad sector under one copy of a metadata block); true when a copy was good.
+     */
+    private static boolean healDitto(BlockIo io, BlockPointer bp, Counts c) throws IOException {
+        int copies = 0;
+        for (Dva d : bp.dvas()) if (!d.isEmpty()) copies++;
+        if (copies < 2) return false;
+        Counts scrubbed = new Counts();
+        scrub(io, bp, scrubbed);
+        c.scanned += scrubbed.scanned;
+        c.repaired += scrubbed.repaired;
+        return scrubbed.unrepairable == 0;
     }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -119,28 +120,36 @@ public final class MirrorDevice implements BlockDevice {
 
     /**
      * Reads {@code len} bytes at {@code offset} from a side whose bytes {@code valid} accepts, repairing every
-     * side tried before it if {@code repair} (the caller knows the place is allocated); null when no side holds a
-     * valid copy (each failure counted on its side).
+     * side tried before it if {@code mayRepair} says so then (the place is still allocated to the block); null
+     * when no side holds a valid copy (each failure counted on its side). A first side that answers well costs
+     * no more than its read: {@code mayRepair} is asked only when there is something to repair.
      */
-    public byte[] readVerified(long offset, int len, Predicate<byte[]> valid, boolean repair) {
-        List<Integer> bad = new ArrayList<>(2);
+    public byte[] readVerified(long offset, int len, Predicate<byte[]> valid, BooleanSupplier mayRepair) {
+        List<Integer> bad = null;
         for (int i : readOrder(offset)) {
-            byte[] raw = new byte[len];
-            try {
-                sides[i].read(offset, raw, 0, len);
-            } catch (IOException e) {
-                stats[i].readErrors.incrementAndGet();
+            byte[] raw = readSide(i, offset, len, valid);
+            if (raw == null) {
+                if (bad == null) bad = new ArrayList<>(2);
                 bad.add(i);
                 continue;
             }
-            if (!valid.test(raw)) {
-                stats[i].checksumErrors.incrementAndGet();
-                bad.add(i);
-                continue;
-            }
-            if (repair) for (int b : bad) repair(b, offset, raw);
+            if (bad != null && mayRepair.getAsBoolean()) for (int b : bad) repair(b, offset, raw);
             return raw;
         }
+        return null;
+    }
+
+    /** Side {@code i}'s copy if it reads and {@code valid} accepts it, else null (the failure counted on the side). */
+    private byte[] readSide(int i, long offset, int len, Predicate<byte[]> valid) {
+        byte[] raw = new byte[len];
+        try {
+            sides[i].read(offset, raw, 0, len);
+        } catch (IOException e) {
+            stats[i].readErrors.incrementAndGet();
+            return null;
+        }
+        if (valid.test(raw)) return raw;
+        stats[i].checksumErrors.incrementAndGet();
         return null;
     }
 
@@ -153,21 +162,10 @@ public final class MirrorDevice implements BlockDevice {
         byte[] good = null;
         long scanned = 0;
         for (int i : online()) {
-            byte[] raw = new byte[len];
             scanned += len;
-            try {
-                sides[i].read(offset, raw, 0, len);
-            } catch (IOException e) {
-                stats[i].readErrors.incrementAndGet();
-                bad.add(i);
-                continue;
-            }
-            if (valid.test(raw)) {
-                if (good == null) good = raw;
-            } else {
-                stats[i].checksumErrors.incrementAndGet();
-                bad.add(i);
-            }
+            byte[] raw = readSide(i, offset, len, valid);
+            if (raw == null) bad.add(i);
+            else if (good == null) good = raw;
         }
         long repaired = 0;
         if (good != null) for (int b : bad) if (repair(b, offset, good)) repaired += len;

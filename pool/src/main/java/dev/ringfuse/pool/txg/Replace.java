@@ -45,9 +45,9 @@ public final class Replace {
             throw new IOException("mirror " + vdev + " has no readable side to resilver from");
         }
         BlockIo io = pool.io();
-        boolean done = false;
         try {
-            Scrub.Report r = Scrub.maintain(pool, "resilver", progress, () -> {
+            // the switch runs inside the resilver: no scrub may read the mirror's sides while they change
+            return Scrub.maintain(pool, "resilver", progress, () -> {
                 wipe(device, usable);
                 pool.lock().lock();
                 pool.commitLock().lock(); // no commit's writes in flight: every later one reaches the new device
@@ -57,19 +57,18 @@ public final class Replace {
                     pool.commitLock().unlock();
                     pool.lock().unlock();
                 }
-            }, (bp, c) -> Healing.resilver(io, vdev, bp, c));
-            if (m.targetFailure() != null) throw new IOException(device.name() + " failed during the resilver: " + m.targetFailure().getMessage());
-            if (r.unrepairable() > 0) {
-                // the new side would lack those blocks: keep the old config rather than hide the loss
-                throw new IOException("resilver found " + r.unrepairable() + " block(s) with no good copy; the replace is abandoned "
-                        + "(restore or remove the affected files, then replace again): " + String.join("; ", r.errors()));
-            }
-            device.flush();
-            switchTo(pool, leaf, device);
-            done = true;
-            return r;
+            }, (bp, c) -> Healing.resilver(io, vdev, bp, c), r -> {
+                checkTarget(m, device);
+                if (r.unrepairable() > 0) {
+                    // the new side would lack those blocks: keep the old config rather than hide the loss
+                    throw new IOException("resilver found " + r.unrepairable() + " block(s) with no good copy; the replace is abandoned "
+                            + "(restore or remove the affected files, then replace again): " + String.join("; ", r.errors()));
+                }
+                device.flush();
+                switchTo(pool, leaf, device);
+            });
         } finally {
-            if (!done && m.target() == device) {
+            if (m.target() == device) { // not promoted: the replace failed
                 pool.lock().lock();
                 pool.commitLock().lock();
                 try {
@@ -80,6 +79,11 @@ public final class Replace {
                 }
             }
         }
+    }
+
+    /** Fails if a write or flush of the resilver target failed since it was attached: it may lack blocks. */
+    private static void checkTarget(MirrorDevice m, BlockDevice device) throws IOException {
+        if (m.targetFailure() != null) throw new IOException(device.name() + " failed during the resilver: " + m.targetFailure().getMessage());
     }
 
     /** Zeroes the device's label areas: nothing stale on it may be imported while it is only half resilvered. */
@@ -108,6 +112,7 @@ public final class Replace {
             BlockDevice old;
             pool.commitLock().lock();
             try {
+                checkTarget(m, device); // the commit just made wrote to it too: a failure there is as bad
                 old = m.promoteTarget();
                 v.replaceLeaf(leaf, device);
                 v.labels(labels);

@@ -66,11 +66,16 @@ public final class Scrub {
     /** Reads every copy of every block on every side and rewrites bad copies from good ones. */
     public static Report scrub(Pool pool, LongConsumer progress) throws IOException {
         BlockIo io = pool.io();
-        return maintain(pool, "scrub", progress, () -> { }, (bp, c) -> Healing.scrub(io, bp, c));
+        return maintain(pool, "scrub", progress, () -> { }, (bp, c) -> Healing.scrub(io, bp, c), r -> { });
     }
 
-    /** Runs {@code work} on every block of the committed state reached after {@code before} ran. */
-    static Report maintain(Pool pool, String what, LongConsumer progress, Step before, BlockWork work) throws IOException {
+    /**
+     * Runs {@code work} on every block of the committed state reached after {@code before} ran, then
+     * {@code after} with the report: until that returns, no other scrub or resilver starts (a replace switches
+     * its mirror's sides there).
+     */
+    static Report maintain(Pool pool, String what, LongConsumer progress, Step before, BlockWork work, Finish after)
+            throws IOException {
         if (!pool.maintenance.compareAndSet(null, what)) {
             throw new IOException("pool '" + pool.name() + "': a " + pool.maintenance.get() + " is running");
         }
@@ -82,8 +87,10 @@ public final class Scrub {
             pool.commit(); // recent writes are included
             Healing.Counts c = walk(pool, pool.mosPointer(), work, progress == null ? x -> { } : progress);
             io.flush(); // repairs are durable when the command returns
-            return new Report(c.blocks, c.scanned, c.repaired, c.unrepairable, c.copied,
+            Report r = new Report(c.blocks, c.scanned, c.repaired, c.unrepairable, c.copied,
                     List.copyOf(c.errors.subList(0, Math.min(MAX_ERRORS, c.errors.size()))), (System.nanoTime() - t0) / 1_000_000);
+            after.accept(r);
+            return r;
         } finally {
             io.allocator().release();
             pool.maintenance.set(null);
@@ -92,6 +99,10 @@ public final class Scrub {
 
     interface Step {
         void run() throws IOException;
+    }
+
+    interface Finish {
+        void accept(Report r) throws IOException;
     }
 
     /** The walk: metadata on this thread (it is descended into), file blocks on virtual threads. */

@@ -9,6 +9,7 @@ import dev.ringfuse.MountOptions;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.CrashDevice;
 import dev.ringfuse.pool.io.MemoryDevice;
+import dev.ringfuse.pool.txg.CrashPoints;
 import dev.ringfuse.pool.txg.Pool;
 import dev.ringfuse.pool.txg.PoolVerifier;
 import dev.ringfuse.testkit.MountedFsKit;
@@ -40,17 +41,7 @@ class MountedCrashTest {
 
     @Test
     void randomPowerCutsUnderAMount() throws Exception {
-        long master = Long.getLong("pool.crash.seed", System.nanoTime());
-        Random seeds = new Random(master);
-        int cutInFsync = 0;
-        for (int i = 0; i < POINTS; i++) {
-            long seed = seeds.nextLong();
-            try {
-                if (onePoint(seed, i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET)) cutInFsync++;
-            } catch (Throwable t) {
-                throw new AssertionError("mounted crash point " + i + " seed " + seed + " (master " + master + "): " + t, t);
-            }
-        }
+        int cutInFsync = CrashPoints.run("mounted", POINTS, CrashPoints.master(), (seed, mode) -> onePoint(seed, mode) ? 1 : 0);
         System.out.println("mounted crash points: " + POINTS + ", power cut inside an fsync: " + cutInFsync);
         assertTrue(cutInFsync >= POINTS / 4, "most points cut the power during the workload: " + cutInFsync);
     }

@@ -9,6 +9,7 @@ import dev.ringfuse.MountOptions;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.CrashDevice;
 import dev.ringfuse.pool.io.MemoryDevice;
+import dev.ringfuse.pool.txg.CrashPoints;
 import dev.ringfuse.pool.txg.Pool;
 import dev.ringfuse.pool.txg.PoolVerifier;
 import dev.ringfuse.pool.txg.SpaceAccountingTest;
@@ -40,17 +41,7 @@ class QuotaCrashMountTest {
 
     @Test
     void powerCutsWhileWritingAtAQuota() throws Exception {
-        long master = Long.getLong("pool.crash.seed", System.nanoTime());
-        Random seeds = new Random(master);
-        int quotaHits = 0;
-        for (int i = 0; i < POINTS; i++) {
-            long seed = seeds.nextLong();
-            try {
-                quotaHits += onePoint(seed, i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET);
-            } catch (Throwable t) {
-                throw new AssertionError("quota crash point " + i + " seed " + seed + " (master " + master + "): " + t, t);
-            }
-        }
+        int quotaHits = CrashPoints.run("quota", POINTS, CrashPoints.master(), QuotaCrashMountTest::onePoint);
         System.out.println("quota crash points: " + POINTS + ", EDQUOT answers seen: " + quotaHits);
         assertTrue(quotaHits > 0, "the workload reached the quota");
     }

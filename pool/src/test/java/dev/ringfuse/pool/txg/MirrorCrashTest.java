@@ -30,34 +30,16 @@ class MirrorCrashTest {
 
     @Test
     void powerCutsDuringScrubRepairs() throws Exception {
-        long master = Long.getLong("pool.crash.seed", System.nanoTime());
-        Random seeds = new Random(master);
-        int cut = 0;
-        for (int i = 0; i < POINTS; i++) {
-            long seed = seeds.nextLong();
-            try {
-                if (scrubPoint(seed, i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET)) cut++;
-            } catch (Throwable t) {
-                throw new AssertionError("scrub crash point " + i + " seed " + seed + " (master " + master + "): " + t, t);
-            }
-        }
+        long master = CrashPoints.master();
+        int cut = CrashPoints.run("scrub", POINTS, master, (seed, mode) -> scrubPoint(seed, mode) ? 1 : 0);
         System.out.println("scrub crash points: " + POINTS + ", a device died during the scrub's repairs: " + cut + ", master seed " + master);
         assertTrue(cut >= POINTS / 3, "most points cut the power during the repairs: " + cut);
     }
 
     @Test
     void powerCutsDuringResilverAndSwitch() throws Exception {
-        long master = Long.getLong("pool.crash.seed", System.nanoTime());
-        Random seeds = new Random(master);
-        int switched = 0;
-        for (int i = 0; i < POINTS; i++) {
-            long seed = seeds.nextLong();
-            try {
-                if (replacePoint(seed, i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET)) switched++;
-            } catch (Throwable t) {
-                throw new AssertionError("resilver crash point " + i + " seed " + seed + " (master " + master + "): " + t, t);
-            }
-        }
+        long master = CrashPoints.master();
+        int switched = CrashPoints.run("resilver", POINTS, master, (seed, mode) -> replacePoint(seed, mode) ? 1 : 0);
         System.out.println("resilver crash points: " + POINTS + ", imported with the new device as a member: " + switched
                 + ", master seed " + master);
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ringfuse.pool.format.Dva;
 import dev.ringfuse.pool.format.Layout;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.MemoryDevice;
@@ -34,16 +35,62 @@ class MirrorTest {
         }
     }
 
-    @Test
-    void readsHealScrubRepairsAndASecondScrubFindsNothing() throws Exception {
-        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
-        KvWorkload w = new KvWorkload(21);
+    /** Creates mirror pool "m" on {@code a} and {@code b}, commits {@code steps} of workload {@code seed} in m/d, closes it. */
+    static KvWorkload filledMirror(BlockDevice a, BlockDevice b, long seed, int steps) throws IOException {
+        KvWorkload w = new KvWorkload(seed);
         try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
             assertTrue(pool.io().device(0) instanceof MirrorDevice);
             Dataset ds = pool.createDataset("m/d", Map.of());
-            for (int i = 0; i < 800; i++) w.step(ds);
+            for (int i = 0; i < steps; i++) w.step(ds);
             w.commit(pool);
         }
+        return w;
+    }
+
+    /** A device that fails writes once {@link #failing} is set and runs {@link #onFlush} before each flush. */
+    static final class Hooked implements BlockDevice {
+        interface Step {
+            void run() throws IOException;
+        }
+
+        final BlockDevice inner;
+        /** Set by the first read: a resilver reads back what it copied (the wipe before it only writes). */
+        volatile boolean readBack;
+        volatile boolean failing;
+        volatile Step onFlush = () -> { };
+
+        Hooked(BlockDevice inner) {
+            this.inner = inner;
+        }
+
+        @Override public long size() { return inner.size(); }
+        @Override public int alignment() { return inner.alignment(); }
+        @Override public String name() { return "hooked-" + inner.name(); }
+        @Override public void close() throws IOException { inner.close(); }
+
+        @Override
+        public void read(long offset, byte[] dst, int off, int len) throws IOException {
+            readBack = true;
+            inner.read(offset, dst, off, len);
+        }
+
+        @Override
+        public void write(long offset, byte[] src, int off, int len) throws IOException {
+            if (failing) throw new IOException(name() + ": EIO writing at " + offset);
+            inner.write(offset, src, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            onFlush.run();
+            inner.flush();
+        }
+    }
+
+    @Test
+    void readsHealScrubRepairsAndASecondScrubFindsNothing() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = filledMirror(a, b, 21, 800);
         // side b's whole data area (labels at [0, 512K) and the last 512 KiB stay): every block's copy on b is bad
         scribble(b, Layout.ALLOC_START, Layout.allocEnd(SIZE), 5);
         try (Pool pool = Pool.open(List.of(b, a))) {
@@ -122,16 +169,102 @@ class MirrorTest {
         }
     }
 
+    /**
+     * A degraded mirror whose surviving side lost one copy of a metadata block (a bad sector under the MOS's
+     * first copy): its ditto copy is good, so the resilver rewrites the bad one from it and the replace goes on.
+     */
+    @Test
+    void replaceRewritesAMetadataCopyNoSideHoldsFromItsDitto() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE), c = new MemoryDevice("c", SIZE);
+        KvWorkload w = filledMirror(a, b, 26, 200);
+        try (Pool pool = Pool.open(List.of(a))) {
+            Dva first = pool.mosPointer().dvas()[0];
+            scribble(a, first.offset(), first.offset() + first.asize(), 7);
+            Scrub.Report r = Replace.replace(pool, 1, c, null);
+            System.out.println("replace over a lost MOS copy: " + r);
+            assertEquals(0, r.unrepairable(), r.errors().toString());
+            assertTrue(r.repaired() >= first.asize(), "the lost copy was rewritten from its ditto: " + r);
+            assertEquals("ONLINE", pool.vdevs().poolState());
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+        try (Pool pool = Pool.open(List.of(c))) {
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+    }
+
+    /**
+     * A commit between the resilver's walk and the config switch writes to the new device, which fails it: the
+     * device lacks that block, so the replace is abandoned and the pool keeps its old config.
+     */
+    @Test
+    void aNewDeviceFailingAWriteAfterTheWalkIsNotPromoted() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = filledMirror(a, b, 24, 200);
+        try (Pool pool = Pool.open(List.of(a))) {
+            Dataset ds = pool.dataset("m/d");
+            Hooked target = new Hooked(new MemoryDevice("c", SIZE));
+            target.onFlush = () -> {
+                // the flush closing the walk: the device fails writes from now on, and a change waits for a commit
+                if (target.readBack && !target.failing) {
+                    target.failing = true;
+                    w.step(ds);
+                }
+            };
+            IOException e = assertThrows(IOException.class, () -> Replace.replace(pool, 1, target, null));
+            assertTrue(e.getMessage().contains("failed during the resilver"), e.getMessage());
+            assertTrue(target.failing, "the device failed after the walk");
+            assertEquals("UNAVAIL", pool.vdevs().state(1));
+            assertEquals(null, ((MirrorDevice) pool.io().device(0)).target(), "the failed device is detached");
+            w.commit(pool);
+            KvWorkload.assertSame(w.committed, KvWorkload.read(ds));
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+            Scrub.Report r = Replace.replace(pool, 1, new MemoryDevice("d", SIZE), null);
+            assertEquals(0, r.unrepairable(), r.errors().toString());
+            assertEquals("ONLINE", pool.vdevs().poolState());
+        }
+    }
+
+    /**
+     * One scrub or resilver at a time holds through a replace's config switch: a scrub started while the new
+     * device is promoted (and the old side closed) would read sides as they change under it.
+     */
+    @Test
+    void noScrubStartsUntilTheReplaceHasSwitched() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = new KvWorkload(25);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 200; i++) w.step(ds);
+            w.commit(pool);
+            Hooked target = new Hooked(new MemoryDevice("c", SIZE));
+            List<String> started = new java.util.ArrayList<>();
+            java.util.concurrent.atomic.AtomicBoolean replacing = new java.util.concurrent.atomic.AtomicBoolean(true);
+            target.onFlush = () -> {
+                // every flush of the new device from its first copy to the end of the replace, except those of a
+                // commit holding the pool lock (a scrub would wait for it)
+                if (!target.readBack || !replacing.get() || pool.lock().isLocked()) return;
+                try {
+                    started.add("a scrub ran during the replace: " + Scrub.scrub(pool, null));
+                } catch (IOException e) {
+                    if (!e.getMessage().contains("a resilver is running")) throw e;
+                    started.add("refused");
+                }
+            };
+            Replace.replace(pool, 1, target, null);
+            replacing.set(false);
+            assertTrue(started.contains("refused"), "a scrub was tried during the replace: " + started);
+            assertEquals(List.of(), started.stream().filter(x -> !x.equals("refused")).toList());
+            assertEquals("ONLINE", pool.vdevs().poolState());
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+    }
+
     /** A side whose reads fail with EIO in a range: served from the other side, counted, and written back. */
     @Test
     void readErrorsOnOneSideAreServedFromTheOther() throws Exception {
         MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
-        KvWorkload w = new KvWorkload(23);
-        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
-            Dataset ds = pool.createDataset("m/d", Map.of());
-            for (int i = 0; i < 300; i++) w.step(ds);
-            w.commit(pool);
-        }
+        KvWorkload w = filledMirror(a, b, 23, 300);
         java.util.concurrent.atomic.AtomicBoolean failing = new java.util.concurrent.atomic.AtomicBoolean(true);
         BlockDevice flaky = new BlockDevice() {
             @Override public long size() { return b.size(); }

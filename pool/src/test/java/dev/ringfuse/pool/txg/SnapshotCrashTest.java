@@ -25,21 +25,12 @@ import org.junit.jupiter.api.Test;
  */
 class SnapshotCrashTest {
     static final int POINTS = Integer.getInteger("pool.crash.points", 120);
-    static final long SEED = Long.getLong("pool.crash.seed", System.nanoTime());
+    static final long SEED = CrashPoints.master();
 
     @Test
     void randomCrashPointsAroundSnapshotCommands() throws Exception {
         dev.ringfuse.pool.space.SpaceLog.condenseAfter(5);
-        Random master = new Random(SEED);
-        int cut = 0;
-        for (int i = 0; i < POINTS; i++) {
-            long seed = master.nextLong();
-            try {
-                if (onePoint(seed, i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET)) cut++;
-            } catch (AssertionError | Exception e) {
-                throw new AssertionError("crash point " + i + " (seed " + seed + "; master seed " + SEED + "): " + e, e);
-            }
-        }
+        int cut = CrashPoints.run("snapshot", POINTS, SEED, (seed, mode) -> onePoint(seed, mode) ? 1 : 0);
         System.out.println("snapshot crash points: " + POINTS + ", cut inside the workload: " + cut + ", master seed " + SEED);
         assertTrue(cut > POINTS / 2, "most crash points cut the workload");
         dev.ringfuse.pool.space.SpaceLog.condenseAfter(256);

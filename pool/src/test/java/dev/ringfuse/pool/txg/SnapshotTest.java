@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ringfuse.pool.format.BlockPointer;
 import dev.ringfuse.pool.format.DatasetHead;
-import dev.ringfuse.pool.format.Dva;
 import dev.ringfuse.pool.io.MemoryDevice;
 import dev.ringfuse.pool.tree.BTree;
 import dev.ringfuse.pool.tree.Key;
@@ -26,18 +25,18 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class SnapshotTest {
 
-    /** Every block (nodes and data) reachable from dataset {@code id}'s committed root: first-copy place → allocated bytes. */
-    static Map<Key, Long> blocks(Pool pool, long id) throws IOException {
-        Map<Key, Long> out = new HashMap<>();
+    /** Every block (nodes and data) reachable from dataset {@code id}'s committed root, by first-copy place. */
+    static Map<Key, BlockPointer> blocks(Pool pool, long id) throws IOException {
+        Map<Key, BlockPointer> out = new HashMap<>();
         pool.lock().lock();
         try {
             DatasetHead h = pool.directory().head(id);
             if (h.root().isHole()) return out;
             BTree t = new BTree(pool.io(), Snapshots.treeId(pool.directory(), id, h), h.root());
-            t.verify(bp -> out.put(DatasetDir.deadKey(0, bp), size(bp)), (k, v) -> {
+            t.verify(bp -> out.put(DatasetDir.deadKey(0, bp), bp), (k, v) -> {
                 if (k.type() == KvWorkload.DATA) {
                     BlockPointer bp = BlockPointer.fromBytes(v);
-                    out.put(DatasetDir.deadKey(0, bp), size(bp));
+                    out.put(DatasetDir.deadKey(0, bp), bp);
                 }
                 return true;
             });
@@ -47,17 +46,11 @@ class SnapshotTest {
         }
     }
 
-    static long size(BlockPointer bp) {
-        long n = 0;
-        for (Dva d : bp.dvas()) n += d.asize();
-        return n;
-    }
-
     /** Bytes of blocks {@code of} references that none of {@code others} does. */
     static long onlyIn(Pool pool, long of, List<Long> others) throws IOException {
-        Map<Key, Long> mine = new HashMap<>(blocks(pool, of));
+        Map<Key, BlockPointer> mine = new HashMap<>(blocks(pool, of));
         for (long o : others) mine.keySet().removeAll(blocks(pool, o).keySet());
-        return mine.values().stream().mapToLong(Long::longValue).sum();
+        return mine.values().stream().mapToLong(BlockPointer::allocated).sum();
     }
 
     static void assertClean(Pool pool) throws IOException {

@@ -1,5 +1,8 @@
 package dev.ringfuse.pool.txg;
 
+import static dev.ringfuse.pool.txg.SnapshotTest.assertClean;
+import static dev.ringfuse.pool.txg.SnapshotTest.blocks;
+import static dev.ringfuse.pool.txg.SnapshotTest.work;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +13,6 @@ import dev.ringfuse.pool.io.MemoryDevice;
 import dev.ringfuse.pool.io.NoSpaceException;
 import dev.ringfuse.pool.send.Receiver;
 import dev.ringfuse.pool.send.Sender;
-import dev.ringfuse.pool.tree.BTree;
 import dev.ringfuse.pool.tree.Key;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,22 +32,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(180)
 public class SpaceAccountingTest {
-
-    /** Every block of head {@code id}'s committed tree (nodes and data), by first-copy place. */
-    static Map<Key, BlockPointer> blocks(Pool pool, long id) throws IOException {
-        Map<Key, BlockPointer> out = new HashMap<>();
-        DatasetHead h = pool.directory().head(id);
-        if (h.root().isHole()) return out;
-        BTree t = new BTree(pool.io(), Snapshots.treeId(pool.directory(), id, h), h.root());
-        t.verify(bp -> out.put(DatasetDir.deadKey(0, bp), bp), (k, v) -> {
-            if (k.type() == KvWorkload.DATA) {
-                BlockPointer bp = BlockPointer.fromBytes(v);
-                out.put(DatasetDir.deadKey(0, bp), bp);
-            }
-            return true;
-        });
-        return out;
-    }
 
     static long allocated(Collection<BlockPointer> bps) {
         return bps.stream().mapToLong(BlockPointer::allocated).sum();
@@ -88,15 +74,6 @@ public class SpaceAccountingTest {
     public static DatasetSpace.Usage counters(DatasetSpace.Usage u) {
         return new DatasetSpace.Usage(u.used(), 0, u.referenced(), u.logicalReferenced(), u.compressed(), u.usedByDataset(),
                 u.usedBySnapshots(), u.usedByChildren(), u.quota(), u.reservation());
-    }
-
-    static void assertClean(Pool pool) throws IOException {
-        PoolVerifier.Report r = PoolVerifier.verify(pool, null);
-        assertTrue(r.clean(), r.errors().toString());
-    }
-
-    static void work(KvWorkload w, Dataset ds, int steps) throws IOException {
-        for (int i = 0; i < steps; i++) w.step(ds);
     }
 
     @Test

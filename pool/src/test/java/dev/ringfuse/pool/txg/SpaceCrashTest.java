@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class SpaceCrashTest {
     static final int POINTS = Integer.getInteger("pool.space.crash.points", 60);
-    static final long SEED = Long.getLong("pool.crash.seed", System.nanoTime());
+    static final long SEED = CrashPoints.master();
     /** What a quota may be passed by: nodes written at commit are not checked ahead (DESIGN.md, "Space accounting"). */
     static final long NODE_SLACK = 512L << 10;
     /** Writes refused by a quota or a reservation, and imports that found a quota in force: the limits were met. */
@@ -36,16 +36,7 @@ class SpaceCrashTest {
     void randomCrashPointsAroundQuotasReservationsAndWritesNearThem() throws Exception {
         dev.ringfuse.pool.space.SpaceLog.condenseAfter(5);
         try {
-            Random master = new Random(SEED);
-            int cut = 0;
-            for (int i = 0; i < POINTS; i++) {
-                long seed = master.nextLong();
-                try {
-                    if (onePoint(seed, i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET)) cut++;
-                } catch (AssertionError | Exception e) {
-                    throw new AssertionError("space crash point " + i + " (seed " + seed + "; master seed " + SEED + "): " + e, e);
-                }
-            }
+            int cut = CrashPoints.run("space", POINTS, SEED, (seed, mode) -> onePoint(seed, mode) ? 1 : 0);
             System.out.println("space crash points: " + POINTS + ", cut inside the workload: " + cut + ", writes refused by a limit: "
                     + refused + ", imports with a quota in force: " + quotasFound + ", master seed " + SEED);
             assertTrue(cut > POINTS / 2, "most crash points cut the workload: " + cut);
