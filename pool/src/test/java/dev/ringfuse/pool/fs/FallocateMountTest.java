@@ -71,6 +71,8 @@ class FallocateMountTest {
                     "the punched records went to the snapshot's dead list: " + after.usedBySnapshots());
             assertTrue(after.referenced() <= before.referenced() - MIB + (64 << 10),
                     "referenced dropped by the punched megabyte: " + before.referenced() + " -> " + after.referenced());
+            System.out.printf("punch 1 MiB + 100 B under a snapshot: referenced %d -> %d, usedbysnapshots %d%n",
+                    before.referenced(), after.referenced(), after.usedBySnapshots());
             long freed = Snapshots.destroy(pool, "fp/d@s");
             assertEquals(after.usedBySnapshots(), freed, "destroying the snapshot frees what it alone held");
             assertEquals(0, SpaceAccountingTest.assertExact(pool, "fp/d").usedBySnapshots());
