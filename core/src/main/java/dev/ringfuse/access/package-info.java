@@ -1,6 +1,7 @@
 /**
  * POSIX permission checks for filesystems that enforce permissions themselves, i.e. mounts without
- * {@code default_permissions}, where the kernel checks nothing but the execute bits of regular files.
+ * {@code default_permissions}, where the kernel checks nothing but the execute bits of regular files; and
+ * POSIX ACLs, which every filesystem that offers them keeps itself.
  *
  * <p>Concepts:
  * <ul>
@@ -14,6 +15,10 @@
  *   <li><b>{@link dev.ringfuse.access.Permissions}</b>: the kernel's rules (generic_permission, may_delete,
  *       setattr_prepare, chown_ok, xattr_permission, may_linkat) as static checks that throw
  *       {@link dev.ringfuse.FuseException} with the errno the kernel would return.</li>
+ *   <li><b>{@link dev.ringfuse.access.PosixAcl}</b>: the {@code system.posix_acl_access} and
+ *       {@code system.posix_acl_default} xattr format, the kernel's validity rules, and what the kernel leaves
+ *       to a filesystem that negotiates POSIX_ACL: the mode following a set ACL, chmod rewriting it,
+ *       inheritance of a directory's default ACL, and the access check ({@code posix_acl_permission}).</li>
  * </ul>
  */
 package dev.ringfuse.access;

@@ -42,7 +42,12 @@ public interface PathFileSystem {
         return PathFileSystemAdapter.CALLER.get();
     }
 
-    /** INIT: the adapter has chosen its capabilities; add or remove your own. */
+    /**
+     * INIT: the adapter has chosen its capabilities; add or remove your own. For POSIX ACLs ask for
+     * {@code POSIX_ACL} and {@code DONT_MASK}, keep the two ACL xattrs and let
+     * {@link dev.ringfuse.access.PosixAcl} decide in setxattr, chmod and the creating calls (with
+     * {@link #caller()}'s umask).
+     */
     default void init(InitContext init) {}
 
     /**

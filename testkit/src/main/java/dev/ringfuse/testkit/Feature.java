@@ -8,8 +8,14 @@ package dev.ringfuse.testkit;
 public enum Feature {
     /** user.* extended attributes. */
     XATTR,
-    /** fallocate(2) modes 0, KEEP_SIZE and PUNCH_HOLE. */
+    /** fallocate(2) modes 0 (extends the size), KEEP_SIZE and PUNCH_HOLE (frees the blocks of the range). */
     FALLOCATE,
+    /**
+     * fallocate(2) reserves the blocks it is asked for (st_blocks covers the range). Copy-on-write filesystems
+     * (ZFS, the pool) claim {@link #FALLOCATE} without it: a rewrite takes new blocks anyway, so they only
+     * check for space.
+     */
+    PREALLOCATE,
     /** lseek(2) SEEK_DATA / SEEK_HOLE reporting real holes. */
     SEEK_HOLE,
     /** Sparse files: holes take no space (st_blocks stays small). */

@@ -54,28 +54,28 @@ public interface PosixSpaceScenarios extends ScenarioContext {
         }
     }
 
-    /** fallocate allocates space, KEEP_SIZE leaves the length, PUNCH_HOLE zeroes a range (FALLOCATE). */
+    /**
+     * fallocate extends the size with zeros, KEEP_SIZE leaves the length, PUNCH_HOLE|KEEP_SIZE zeroes a range and
+     * frees its blocks, PUNCH_HOLE alone is refused (FALLOCATE).
+     */
     @Test
-    default void fallocateAllocatesKeepsSizeAndPunchesHoles() throws Exception {
+    default void fallocateExtendsKeepsSizeAndPunchesHoles() throws Exception {
         requires(Feature.FALLOCATE);
         Path f = Files.createFile(dir().resolve("f"));
         withFd(f, Libc.O_RDWR, fd -> {
             Libc.fallocate(fd, 0, 0, MIB);
-            Stat st = Libc.fstat(fd);
-            assertEquals(MIB, st.size());
-            assertTrue(st.blocks() * 512 >= MIB, "fallocate of 1 MiB allocated " + st.blocks() + " blocks");
+            assertEquals(MIB, Libc.fstat(fd).size());
             assertArrayEquals(new byte[4096], Libc.pread(fd, 4096, 500_000));
 
             Libc.fallocate(fd, Libc.FALLOC_FL_KEEP_SIZE, MIB, 2 * MIB);
-            st = Libc.fstat(fd);
-            assertEquals(MIB, st.size());
-            assertTrue(st.blocks() * 512 >= 3 * MIB, "KEEP_SIZE to 3 MiB allocated " + st.blocks() + " blocks");
+            assertEquals(MIB, Libc.fstat(fd).size());
+            assertEquals(0, Libc.pread(fd, 4096, MIB).length, "nothing to read past the kept size");
 
             byte[] data = pattern(12, (int) MIB);
             Libc.pwrite(fd, data, 0);
             long before = Libc.fstat(fd).blocks();
             Libc.fallocate(fd, Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, 256 * KIB, 256 * KIB);
-            st = Libc.fstat(fd);
+            Stat st = Libc.fstat(fd);
             assertEquals(MIB, st.size());
             assertEquals(before - 512, st.blocks(), "punching 256 KiB frees exactly 512 blocks");
             byte[] expect = data.clone();
@@ -83,6 +83,24 @@ public interface PosixSpaceScenarios extends ScenarioContext {
             assertArrayEquals(expect, Libc.pread(fd, (int) MIB, 0));
 
             assertErrno(Errno.EOPNOTSUPP, () -> Libc.fallocate(fd, Libc.FALLOC_FL_PUNCH_HOLE, 0, 4096));
+        });
+    }
+
+    /** fallocate allocates the blocks of the range, with KEEP_SIZE past the end too (FALLOCATE, PREALLOCATE). */
+    @Test
+    default void fallocateReservesBlocks() throws Exception {
+        requires(Feature.FALLOCATE);
+        requires(Feature.PREALLOCATE);
+        Path f = Files.createFile(dir().resolve("f"));
+        withFd(f, Libc.O_RDWR, fd -> {
+            Libc.fallocate(fd, 0, 0, MIB);
+            Stat st = Libc.fstat(fd);
+            assertEquals(MIB, st.size());
+            assertTrue(st.blocks() * 512 >= MIB, "fallocate of 1 MiB allocated " + st.blocks() + " blocks");
+            Libc.fallocate(fd, Libc.FALLOC_FL_KEEP_SIZE, MIB, 2 * MIB);
+            st = Libc.fstat(fd);
+            assertEquals(MIB, st.size());
+            assertTrue(st.blocks() * 512 >= 3 * MIB, "KEEP_SIZE to 3 MiB allocated " + st.blocks() + " blocks");
         });
     }
 

@@ -2,9 +2,13 @@ package dev.ringfuse.testkit;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
+import dev.ringfuse.access.Caller;
+import dev.ringfuse.access.PosixAcl;
 import dev.ringfuse.fs.DirFiller;
 import dev.ringfuse.fs.FileStat;
 import dev.ringfuse.fs.PathFileSystem;
+import dev.ringfuse.lowlevel.Capability;
+import dev.ringfuse.lowlevel.InitContext;
 import dev.ringfuse.lowlevel.RequestContext;
 import dev.ringfuse.lowlevel.StatFs;
 import dev.ringfuse.testkit.PathMemNodes.Dir;
@@ -21,10 +25,13 @@ import java.util.Map;
 /**
  * A small in-memory filesystem written against the path API only, to run the POSIX suite through
  * {@link dev.ringfuse.fs.PathFileSystemAdapter}. One monitor guards everything: simple, and the adapter
- * is what is under test. Permission checks are left to the kernel (default_permissions).
+ * is what is under test. Permission checks are left to the kernel (default_permissions), POSIX ACLs included:
+ * it asks for POSIX_ACL and DONT_MASK and keeps the ACL xattrs with {@link PosixAcl}. No O_TMPFILE: the path
+ * API has no call for a file without a path (core/DESIGN.md, "Path API").
  */
 final class PathMemFs implements PathFileSystem {
     private static final int S_ISGID = 02000, O_APPEND = 02000, ACCMODE = 3;
+    private static final int KEEP_SIZE = 1, PUNCH_HOLE = 2, SEEK_DATA = 3, SEEK_HOLE = 4;
     private static final long CAPACITY_BLOCKS = 1L << 20; // 4 GiB of 4 KiB blocks, for statfs only
 
     private record Open(Node node, int flags) {}
@@ -32,6 +39,8 @@ final class PathMemFs implements PathFileSystem {
     private final Dir root = new Dir(1, 0777 | 01000, 0, 0, null);
     private final Map<Long, Open> open = new HashMap<>();
     private long nextIno = 2, nextFh = 1;
+    /** POSIX_ACL and DONT_MASK were granted: ACLs are kept and the umask is applied here. */
+    private volatile boolean acl;
 
     // ---- resolution ----
 
@@ -71,6 +80,19 @@ final class PathMemFs implements PathFileSystem {
         return f;
     }
 
+    /** The mode and ACLs of a new node of {@code mode} in the parent of {@code path} (symlinks: none). */
+    private PosixAcl.Inherited inherited(String path, int mode) {
+        if (!acl) return new PosixAcl.Inherited(mode, null, null);
+        boolean directory = (mode & FileStat.S_IFMT) == FileStat.S_IFDIR;
+        return PosixAcl.inherit(parent(path).xattrs.get(PosixAcl.DEFAULT), mode, PathFileSystem.caller().umask(), directory);
+    }
+
+    private static <T extends Node> T withAcls(T n, PosixAcl.Inherited in) {
+        if (in.access() != null) n.xattrs.put(PosixAcl.ACCESS, in.access());
+        if (in.dflt() != null) n.xattrs.put(PosixAcl.DEFAULT, in.dflt());
+        return n;
+    }
+
     /** Adds a new node made by {@code make} under the caller's uid and the right gid. */
     private <T extends Node> T add(String path, java.util.function.Function<Long, T> make) {
         Dir dir = parent(path);
@@ -88,6 +110,13 @@ final class PathMemFs implements PathFileSystem {
     // ---- PathFileSystem ----
 
     @Override
+    public void init(InitContext init) {
+        // the kernel enforces ACLs (default_permissions) and caches them; with DONT_MASK it sends the mode
+        // unmasked, so that a parent's default ACL can replace the umask (PosixAcl.inherit)
+        acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
+    }
+
+    @Override
     public synchronized FileStat getattr(String path, long fh) {
         return node(path, fh).stat();
     }
@@ -101,14 +130,18 @@ final class PathMemFs implements PathFileSystem {
     @Override
     public synchronized void mknod(String path, int mode, int rdev) {
         int type = mode & FileStat.S_IFMT;
-        add(path, ino -> type == FileStat.S_IFREG || type == 0 ? new File(ino, mode, 0, 0) : new Special(ino, mode, 0, 0, rdev));
+        boolean regular = type == FileStat.S_IFREG || type == 0;
+        PosixAcl.Inherited in = inherited(path, regular ? FileStat.S_IFREG | (mode & 07777) : mode);
+        int m = in.mode();
+        withAcls(add(path, ino -> regular ? new File(ino, m, 0, 0) : new Special(ino, m, 0, 0, rdev)), in);
     }
 
     @Override
     public synchronized void mkdir(String path, int mode) {
         Dir parent = parent(path);
-        int m = (parent.mode & S_ISGID) != 0 ? mode | S_ISGID : mode;
-        add(path, ino -> new Dir(ino, m & 07777, 0, 0, parent));
+        PosixAcl.Inherited in = inherited(path, FileStat.S_IFDIR | (mode & 07777));
+        int m = (parent.mode & S_ISGID) != 0 ? in.mode() | S_ISGID : in.mode();
+        withAcls(add(path, ino -> new Dir(ino, m & 07777, 0, 0, parent)), in);
         parent.nlink++;
     }
 
@@ -194,6 +227,9 @@ final class PathMemFs implements PathFileSystem {
     public synchronized void chmod(String path, int mode, long fh) {
         Node n = node(path, fh);
         n.mode = (n.mode & FileStat.S_IFMT) | (mode & 07777);
+        // chmod rewrites the access ACL's owner, mask-or-group and other entries (the kernel leaves it to us)
+        byte[] a = n.xattrs.get(PosixAcl.ACCESS);
+        if (a != null) n.xattrs.put(PosixAcl.ACCESS, PosixAcl.afterChmod(a, n.mode));
         n.ctime = PathMemNodes.now();
     }
 
@@ -227,7 +263,8 @@ final class PathMemFs implements PathFileSystem {
 
     @Override
     public synchronized long create(String path, int mode, int flags) {
-        File f = add(path, ino -> new File(ino, mode, 0, 0));
+        PosixAcl.Inherited in = inherited(path, FileStat.S_IFREG | (mode & 07777));
+        File f = withAcls(add(path, ino -> new File(ino, in.mode(), 0, 0)), in);
         long fh = nextFh++;
         open.put(fh, new Open(f, flags));
         return fh;
@@ -278,7 +315,16 @@ final class PathMemFs implements PathFileSystem {
         boolean exists = n.xattrs.containsKey(name);
         if ((flags & 1) != 0 && exists) throw new FuseException(Errno.EEXIST);
         if ((flags & 2) != 0 && !exists) throw new FuseException(Errno.ENODATA);
-        n.xattrs.put(name, value);
+        if (PosixAcl.isAcl(name)) {
+            // the mode follows an access ACL; one that says no more than a mode is kept as the mode alone
+            RequestContext c = PathFileSystem.caller();
+            PosixAcl.Update u = PosixAcl.set(name, value, n.mode, n instanceof Dir, c.uid() == 0 || Caller.of(c).inGroup(n.gid));
+            if (u.value() != null) n.xattrs.put(name, u.value());
+            else n.xattrs.remove(name);
+            n.mode = u.mode();
+        } else {
+            n.xattrs.put(name, value);
+        }
         n.ctime = PathMemNodes.now();
     }
 
@@ -299,6 +345,31 @@ final class PathMemFs implements PathFileSystem {
         Node n = resolve(path);
         if (n.xattrs.remove(name) == null) throw new FuseException(Errno.ENODATA);
         n.ctime = PathMemNodes.now();
+    }
+
+    /** Mode 0 and KEEP_SIZE allocate the chunks of the range, PUNCH_HOLE|KEEP_SIZE frees or zeroes them. */
+    @Override
+    public synchronized void fallocate(String path, int mode, long offset, long length, long fh) {
+        File f = file(path, fh);
+        if (offset < 0 || length <= 0) throw new FuseException(Errno.EINVAL);
+        switch (mode) {
+            case 0, KEEP_SIZE -> {
+                if (length > statfs(path).bavail() * 4096) throw new FuseException(Errno.ENOSPC);
+                f.allocate(offset, length, mode == 0);
+            }
+            case PUNCH_HOLE | KEEP_SIZE -> f.punch(offset, length);
+            default -> throw new FuseException(Errno.EOPNOTSUPP);
+        }
+    }
+
+    /** SEEK_DATA / SEEK_HOLE at chunk granularity: a chunk present is data, a missing one a hole. */
+    @Override
+    public synchronized long lseek(String path, long offset, int whence, long fh) {
+        File f = file(path, fh);
+        if (whence != SEEK_DATA && whence != SEEK_HOLE) throw new FuseException(Errno.EINVAL);
+        long r = offset < 0 || offset >= f.size ? -1 : whence == SEEK_DATA ? f.nextData(offset) : f.nextHole(offset);
+        if (r < 0) throw new FuseException(Errno.ENXIO);
+        return r;
     }
 
     @Override

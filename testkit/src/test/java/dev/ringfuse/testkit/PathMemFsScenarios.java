@@ -1,15 +1,23 @@
 package dev.ringfuse.testkit;
 
+import static dev.ringfuse.testkit.internal.Check.assertErrno;
+import static dev.ringfuse.testkit.internal.Check.s;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.ringfuse.Errno;
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
 import dev.ringfuse.fs.PathFileSystemAdapter;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.testkit.internal.Libc;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
 
 /** The suite on a filesystem written against the path API ({@link PathMemFs} through the adapter). */
 abstract class PathMemFsScenarios extends PosixScenarios {
@@ -39,9 +47,16 @@ abstract class PathMemFsScenarios extends PosixScenarios {
         return fuseMount().root();
     }
 
-    /** Everything but what PathMemFs does not implement: fallocate, SEEK_HOLE/SEEK_DATA, O_TMPFILE, POSIX ACLs. */
+    /** O_TMPFILE, unclaimed, is refused with a clear errno and leaves nothing behind. */
+    @Test
+    void tmpfileIsRefusedCleanly() throws Exception {
+        assertErrno(Errno.EOPNOTSUPP, () -> Libc.open(s(dir()), Libc.O_TMPFILE | Libc.O_RDWR, 0600));
+        assertEquals(List.of(), Libc.listDir(s(dir()), 4096));
+    }
+
+    /** Everything but O_TMPFILE, which the path API cannot express (core/DESIGN.md, "Path API"). */
     @Override
     protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.TMPFILE, Feature.POSIX_ACL));
+        return EnumSet.complementOf(EnumSet.of(Feature.TMPFILE));
     }
 }

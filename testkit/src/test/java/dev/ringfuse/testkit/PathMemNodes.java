@@ -111,6 +111,41 @@ final class PathMemNodes {
             mtime = ctime = now();
         }
 
+        /** Allocates the chunks of [off, off+len) (zeros where there were none); extends the size unless {@code keepSize}. */
+        void allocate(long off, long len, boolean extend) {
+            for (long i = off / CHUNK; i <= (off + len - 1) / CHUNK; i++) chunks.computeIfAbsent(i, k -> new byte[CHUNK]);
+            if (extend && off + len > size) size = off + len;
+            ctime = now();
+        }
+
+        /** Zeroes [off, off+len): whole chunks are freed, the parts of others zeroed. */
+        void punch(long off, long len) {
+            long end = off + len;
+            long firstWhole = (off + CHUNK - 1) / CHUNK, endWhole = end / CHUNK;
+            if (firstWhole < endWhole) chunks.subMap(firstWhole, endWhole).clear();
+            for (long p = off; p < end; ) {
+                long idx = p / CHUNK, stop = Math.min(end, (idx + 1) * CHUNK);
+                byte[] c = chunks.get(idx);
+                if (c != null) java.util.Arrays.fill(c, (int) (p - idx * CHUNK), (int) (stop - idx * CHUNK), (byte) 0);
+                p = stop;
+            }
+            mtime = ctime = now();
+        }
+
+        /** The first data offset at or after {@code off} (below the size), or -1. */
+        long nextData(long off) {
+            Long idx = chunks.ceilingKey(off / CHUNK);
+            long at = idx == null ? -1 : Math.max(off, idx * CHUNK);
+            return at < size ? at : -1;
+        }
+
+        /** The first hole at or after {@code off}; the end of the file counts as one. */
+        long nextHole(long off) {
+            long idx = off / CHUNK;
+            while (chunks.containsKey(idx)) idx++;
+            return Math.min(size, Math.max(off, idx * CHUNK));
+        }
+
         void truncate(long newSize) {
             if (newSize < size) {
                 chunks.tailMap((newSize + CHUNK - 1) / CHUNK, true).clear();

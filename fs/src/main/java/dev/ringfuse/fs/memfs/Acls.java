@@ -4,7 +4,7 @@ import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.access.Caller;
 import dev.ringfuse.access.ExtendedAccess;
-import dev.ringfuse.fs.acl.PosixAcl;
+import dev.ringfuse.access.PosixAcl;
 import dev.ringfuse.lowlevel.RequestContext;
 
 /**
@@ -13,61 +13,42 @@ import dev.ringfuse.lowlevel.RequestContext;
  * xattrs {@link PosixAcl#ACCESS} and {@link PosixAcl#DEFAULT} in the inode's {@link XattrMap}.
  */
 final class Acls {
-    private static final int S_ISGID = 02000;
-
     private Acls() {}
 
-    /** The mode and ACLs a new inode gets in {@code dir}. */
-    record Inherited(int mode, byte[] access, byte[] dflt) {}
-
     /**
-     * With a default ACL on the parent it replaces the umask and limits the mode ({@code posix_acl_create});
-     * without one the umask applies (memfs asks for DONT_MASK, so the kernel leaves that to it).
-     * Directories also inherit the default ACL itself; symlinks get nothing (call {@code withoutAcl}).
+     * The mode and ACLs a new inode gets in {@code dir} ({@link PosixAcl#inherit}: a default ACL replaces the
+     * umask; memfs asks for DONT_MASK, so the kernel leaves the umask to it). Symlinks get nothing.
      */
-    static Inherited inherit(DirNode dir, int mode, int umask, boolean directory) {
-        byte[] d = dir.xattrs.getOrNull(PosixAcl.DEFAULT);
-        if (d == null) return new Inherited(mode & ~(umask & 0777), null, null);
-        PosixAcl.Created c = PosixAcl.parse(d).create(mode & 07777);
-        int m = (mode & ~07777) | c.mode();
-        return new Inherited(m, c.access() == null ? null : c.access().toXattr(), directory ? d : null);
+    static PosixAcl.Inherited inherit(DirNode dir, int mode, int umask, boolean directory) {
+        return PosixAcl.inherit(dir.xattrs.getOrNull(PosixAcl.DEFAULT), mode, umask, directory);
     }
 
     /** Stores what {@link #inherit} decided on the new inode. */
-    static void apply(Inode n, Inherited in, Limits limits) {
+    static void apply(Inode n, PosixAcl.Inherited in, Limits limits) {
         if (in.access() != null) n.xattrs.set(PosixAcl.ACCESS, in.access(), 0, limits);
         if (in.dflt() != null) n.xattrs.set(PosixAcl.DEFAULT, in.dflt(), 0, limits);
     }
 
     /**
-     * setxattr of an ACL. The access ACL sets the mode's permission bits; one that says no more than a mode is
-     * not stored (as the VFS drops it). setgid goes when the caller is outside the file's group (supplementary
-     * groups read as the permission checks read them, root counts as a member: the flag the kernel sends for
-     * this, FUSE_SETXATTR_ACL_KILL_SGID, does not reach the filesystem API). A default ACL is for directories
-     * only.
+     * setxattr of an ACL ({@link PosixAcl#set}): the mode follows an access ACL, one that says no more than a mode
+     * is not stored. setgid goes when the caller is outside the file's group (supplementary groups read as the
+     * permission checks read them, root counts as a member).
      */
     static void set(Inode n, String name, byte[] value, int flags, RequestContext ctx, Limits limits) {
-        PosixAcl acl = PosixAcl.parse(value);
-        if (name.equals(PosixAcl.DEFAULT)) {
-            if (!n.isDir()) throw new FuseException(Errno.EACCES);
-            n.xattrs.set(name, acl.toXattr(), flags, limits);
-            return;
-        }
-        int mode = acl.applyTo(n.mode());
-        if (!FileOps.inGroup(ctx, n.gid())) mode &= ~S_ISGID;
-        if (acl.isModeOnly()) {
+        PosixAcl.Update u = PosixAcl.set(name, value, n.mode(), n.isDir(), FileOps.inGroup(ctx, n.gid()));
+        if (u.value() != null) {
+            n.xattrs.set(name, u.value(), flags, limits);
+        } else {
             if ((flags & XattrMap.XATTR_CREATE) != 0 && n.xattrs.getOrNull(name) != null) throw new FuseException(Errno.EEXIST);
             n.xattrs.removeIfPresent(name, limits);
-        } else {
-            n.xattrs.set(name, acl.toXattr(), flags, limits);
         }
-        n.chmod(mode);
+        n.chmod(u.mode());
     }
 
     /** chmod rewrites the access ACL's owner, mask-or-group and other entries. */
     static void chmod(Inode n, int mode, Limits limits) {
         byte[] a = n.xattrs.getOrNull(PosixAcl.ACCESS);
-        if (a != null) n.xattrs.set(PosixAcl.ACCESS, PosixAcl.parse(a).chmod(mode).toXattr(), 0, limits);
+        if (a != null) n.xattrs.set(PosixAcl.ACCESS, PosixAcl.afterChmod(a, mode), 0, limits);
     }
 
     /**
@@ -93,6 +74,6 @@ final class Acls {
     }
 
     static boolean isAcl(String name) {
-        return name.equals(PosixAcl.ACCESS) || name.equals(PosixAcl.DEFAULT);
+        return PosixAcl.isAcl(name);
     }
 }

@@ -4,6 +4,7 @@ import dev.ringfuse.FileNames;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
+import dev.ringfuse.access.PosixAcl;
 import dev.ringfuse.lowlevel.Attr;
 import dev.ringfuse.lowlevel.AttrReply;
 import dev.ringfuse.lowlevel.Capability;
@@ -245,7 +246,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         DirNode dir = added(ctx, parent);
         int type = mode & Attr.S_IFMT;
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        PosixAcl.Inherited in = inherit(ctx, dir, mode, false);
         int m = in.mode();
         Inode n = switch (type) {
             case Attr.S_IFREG, 0 -> ns.create(dir, name, ino -> newFile(ino, m, uid, gid, 1));
@@ -261,7 +262,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void mkdir(RequestContext ctx, long parent, String name, int mode, EntryReply reply) {
         DirNode dir = added(ctx, parent);
         // a setgid directory hands its group, and its setgid bit, down to new subdirectories
-        Acls.Inherited in = inherit(ctx, dir, mode, true);
+        PosixAcl.Inherited in = inherit(ctx, dir, mode, true);
         int m = (dir.mode() & S_ISGID) != 0 ? in.mode() | S_ISGID : in.mode();
         int uid = ctx.uid(), gid = newGid(ctx, dir);
         DirNode d = ns.create(dir, name, ino -> new DirNode(ino, m, uid, gid, dir));
@@ -328,7 +329,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void create(RequestContext ctx, long parent, String name, int mode, int flags, CreateReply reply) {
         DirNode dir = added(ctx, parent);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        PosixAcl.Inherited in = inherit(ctx, dir, mode, false);
         FileNode f = ns.create(dir, name, ino -> newFile(ino, in.mode(), uid, gid, 1));
         Acls.apply(f, in, table.limits);
         reply.created(entry(f), openHandle(f, flags), openFlags());
@@ -338,7 +339,7 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     public void tmpfile(RequestContext ctx, long parent, int mode, int flags, CreateReply reply) {
         DirNode dir = added(ctx, parent);
         int uid = ctx.uid(), gid = newGid(ctx, dir);
-        Acls.Inherited in = inherit(ctx, dir, mode, false);
+        PosixAcl.Inherited in = inherit(ctx, dir, mode, false);
         FileNode f = ns.createUnnamed(dir, ino -> newFile(ino, in.mode(), uid, gid, 0));
         Acls.apply(f, in, table.limits);
         reply.created(entry(f), openHandle(f, flags), openFlags());
@@ -523,8 +524,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
     }
 
     /** The mode and ACLs of a new inode; without POSIX_ACL the kernel has applied the umask already. */
-    private Acls.Inherited inherit(RequestContext ctx, DirNode dir, int mode, boolean directory) {
-        return acl ? Acls.inherit(dir, mode, ctx.umask(), directory) : new Acls.Inherited(mode, null, null);
+    private PosixAcl.Inherited inherit(RequestContext ctx, DirNode dir, int mode, boolean directory) {
+        return acl ? Acls.inherit(dir, mode, ctx.umask(), directory) : new PosixAcl.Inherited(mode, null, null);
     }
 
     /** New files belong to the caller's group, or to the directory's group if it is setgid (BSD semantics). */

@@ -25,6 +25,8 @@ import java.util.TreeMap;
  */
 final class FileData {
     static final int DATA = 80;
+    /** The largest file size (2^50: block indexes stay far from overflowing at any record size). */
+    static final long MAX_SIZE = 1L << 50;
     private final Dataset ds;
     private final Inodes inodes;
     private final Map<Long, TreeMap<Long, byte[]>> dirty = new HashMap<>();
@@ -126,7 +128,7 @@ final class FileData {
     }
 
     void write(Inode n, long off, byte[] src, int len) throws IOException {
-        if (off + len < 0 || off + len > (1L << 50)) throw new FuseException(Errno.EFBIG);
+        if (off + len < 0 || off + len > MAX_SIZE) throw new FuseException(Errno.EFBIG);
         int bs = blocksize(n);
         long needed = (long) ((len + bs - 1) / bs + 1) * bs;
         checkSpace(n, needed); // ENOSPC, or EDQUOT past a quota

@@ -3,6 +3,7 @@ package dev.ringfuse.pool.fs;
 import dev.ringfuse.Errno;
 import dev.ringfuse.FileNames;
 import dev.ringfuse.FuseException;
+import dev.ringfuse.access.PosixAcl;
 import dev.ringfuse.lowlevel.Attr;
 import dev.ringfuse.lowlevel.AttrReply;
 import dev.ringfuse.lowlevel.Capability;
@@ -96,6 +97,9 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         // every data change comes through this kernel; AUTO_INVAL_DATA would drop pages whose write is still
         // on its way here, and a read in between caches the old bytes (DESIGN.md, "Page cache coherence")
         init.wanted().remove(Capability.AUTO_INVAL_DATA);
+        // the kernel enforces ACLs and caches them; with DONT_MASK it leaves the umask to the pool, which a
+        // parent's default ACL replaces (Acls.inherit)
+        acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
         init.timeGranularity(1);
         notifier = init.notifier();
         if (commitSeconds <= 0) return;
@@ -194,7 +198,8 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         if (names.find(dir.ino, nm) != null) throw new FuseException(Errno.EEXIST);
         ds.checkSpace(NEW_NODE_BYTES); // EDQUOT at a quota, ENOSPC on a full pool
         int gid = (dir.mode & 02000) != 0 ? dir.gid : ctx.gid();
-        Inode n = inodes.allocate(mode, ctx.uid(), gid);
+        PosixAcl.Inherited in = inherited(ctx, dir, mode);
+        Inode n = inodes.allocate(in.mode(), ctx.uid(), gid);
         n.parent = dir.ino;
         if (n.isDir()) {
             n.nlink = 2;
@@ -205,6 +210,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         dir.touchTimes(true, true);
         inodes.put(dir);
         inodes.put(n);
+        Acls.apply(inodes, n, in);
         return n;
     }
 
@@ -261,10 +267,12 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         locked(() -> {
             Inode dir = dir(parent);
             ds.checkSpace(NEW_NODE_BYTES);
-            Inode n = inodes.allocate(Attr.S_IFREG | (mode & 07777), ctx.uid(), (dir.mode & 02000) != 0 ? dir.gid : ctx.gid());
+            PosixAcl.Inherited in = inherited(ctx, dir, Attr.S_IFREG | (mode & 07777));
+            Inode n = inodes.allocate(in.mode(), ctx.uid(), (dir.mode & 02000) != 0 ? dir.gid : ctx.gid());
             n.nlink = 0;
             n.parent = dir.ino;
             inodes.put(n);
+            Acls.apply(inodes, n, in);
             inodes.addOrphan(n.ino);
             reply.created(entry(n), openHandle(n.ino, flags), openFlags());
         });
@@ -429,7 +437,10 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
                 data.truncate(n, s.size());
                 n.touchTimes(true, true);
             }
-            if (s.hasMode()) n.mode = (n.mode & Attr.S_IFMT) | (s.mode() & 07777);
+            if (s.hasMode()) {
+                n.mode = (n.mode & Attr.S_IFMT) | (s.mode() & 07777);
+                Acls.chmod(inodes, n, n.mode);
+            }
             if (s.hasUid()) n.uid = s.uid();
             if (s.hasGid()) n.gid = s.gid();
             if (s.hasAtime()) {

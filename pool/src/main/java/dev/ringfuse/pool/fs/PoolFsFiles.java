@@ -3,6 +3,7 @@ package dev.ringfuse.pool.fs;
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.access.Caller;
+import dev.ringfuse.access.PosixAcl;
 import dev.ringfuse.lowlevel.Attr;
 import dev.ringfuse.FileNames;
 import dev.ringfuse.lowlevel.LseekReply;
@@ -27,6 +28,9 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     static final long ATTR_NANOS = 1_000_000_000L;
     static final long DIRTY_LIMIT = 64L << 20;
     static final int O_TRUNC = 01000, O_APPEND = 02000;
+    static final int FALLOC_KEEP_SIZE = 1, FALLOC_PUNCH_HOLE = 2;
+    /** OpenZFS's zfs_fallocate_reserve_percent: fallocate wants this much of its length available. */
+    static final long FALLOCATE_RESERVE_PERCENT = 110;
     private static final byte[] SECURITY_CAPABILITY = "security.capability".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     final Dataset ds;
     final Pool pool;
@@ -37,6 +41,8 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     private final AtomicLong nextFh = new AtomicLong(1);
     /** The kernel's notifier, once INIT has given it (see {@link #dropCachedAttributes}). */
     volatile Notifier notifier;
+    /** POSIX_ACL and DONT_MASK were granted; set once in INIT. */
+    volatile boolean acl;
 
     PoolFsFiles(Dataset ds) {
         this.ds = ds;
@@ -70,6 +76,15 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
         if (n.isDir()) throw new FuseException(Errno.EISDIR);
         if (!n.isFile()) throw new FuseException(Errno.EINVAL);
         return n;
+    }
+
+    /**
+     * The mode and ACLs of a new inode of {@code mode} in {@code dir}: inherited from its default ACL, else the
+     * umask applies. Without POSIX_ACL the kernel applied the umask already; symlinks get no ACL.
+     */
+    PosixAcl.Inherited inherited(RequestContext ctx, Inode dir, int mode) throws IOException {
+        if (!acl || (mode & Attr.S_IFMT) == Attr.S_IFLNK) return new PosixAcl.Inherited(mode, null, null);
+        return Acls.inherit(inodes, dir, mode, ctx.umask());
     }
 
     long openHandle(long ino, int flags) {
@@ -155,24 +170,35 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     }
 
     /**
-     * Mode 0 and KEEP_SIZE extend the size only (a copy-on-write pool cannot reserve blocks ahead, as in ZFS);
-     * PUNCH_HOLE|KEEP_SIZE frees whole blocks and zeroes partial ones; others are EOPNOTSUPP.
+     * As OpenZFS's: mode 0 and KEEP_SIZE reserve nothing (copy-on-write: a later write of the range takes new
+     * blocks whatever was allocated before) but get ENOSPC when the length plus 10 % is more than the dataset
+     * has available, quota included (zfs_fallocate_reserve_percent=110); mode 0 then extends the size.
+     * PUNCH_HOLE|KEEP_SIZE frees the whole blocks of the range (to a dead list while a snapshot holds them) and
+     * zeroes the parts of the others; other modes are EOPNOTSUPP. See DESIGN.md, "fallocate".
      */
     @Override
     public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length, StatusReply reply) {
         locked(() -> {
             if (offset < 0 || length <= 0) throw new FuseException(Errno.EINVAL);
             Inode n = file(nodeid);
-            if (mode == 3) {
+            if (mode == (FALLOC_PUNCH_HOLE | FALLOC_KEEP_SIZE)) {
                 data.punch(n, offset, length);
                 n.touchTimes(true, true);
-            } else if (mode == 0 || mode == 1) {
+            } else if (mode == 0 || mode == FALLOC_KEEP_SIZE) {
+                if (offset + length < 0 || offset + length > FileData.MAX_SIZE) throw new FuseException(Errno.EFBIG);
+                long available = pool.space().statfs(ds)[1];
+                if (length > available / FALLOCATE_RESERVE_PERCENT * 100) throw new FuseException(Errno.ENOSPC);
                 if (mode == 0 && offset + length > n.size) n.size = offset + length;
                 n.touchTimes(false, true);
             } else {
                 throw new FuseException(Errno.EOPNOTSUPP);
             }
+            // a change as a write makes, but the kernel sends no kill flag with fallocate: file_remove_privs
+            // here, root standing for CAP_FSETID (security.capability goes for root too, as in the kernel)
+            boolean killed = ctx.uid() != 0 && killPrivileges(ctx, n);
+            if (ctx.uid() == 0 && Xattrs.getOrNull(inodes, n, SECURITY_CAPABILITY) != null) Xattrs.remove(inodes, n, SECURITY_CAPABILITY);
             inodes.put(n);
+            if (killed) dropCachedAttributes(n.ino);
             reply.ok();
         });
     }
@@ -183,7 +209,11 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     public void setxattr(RequestContext ctx, long nodeid, String name, MemorySegment value, int flags, StatusReply reply) {
         locked(() -> {
             ds.checkSpace(value.byteSize() + name.length()); // EDQUOT past a quota
-            Xattrs.set(inodes, inodes.require(nodeid), FileNames.encode(name), value.toArray(ValueLayout.JAVA_BYTE), flags);
+            Inode n = inodes.require(nodeid);
+            byte[] v = value.toArray(ValueLayout.JAVA_BYTE);
+            // root counts as a member of every group: the kernel's kill-sgid flag does not reach this API
+            if (PosixAcl.isAcl(name)) Acls.set(inodes, n, name, v, flags, ctx.uid() == 0 || Caller.of(ctx).inGroup(n.gid));
+            else Xattrs.set(inodes, n, FileNames.encode(name), v, flags);
             reply.ok();
         });
     }

@@ -13,6 +13,7 @@ import dev.ringfuse.pool.txg.CrashPoints;
 import dev.ringfuse.pool.txg.Pool;
 import dev.ringfuse.pool.txg.PoolVerifier;
 import dev.ringfuse.testkit.MountedFsKit;
+import dev.ringfuse.testkit.internal.Libc;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -30,19 +31,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Power cuts under a mounted dataset: files created, appended, renamed and removed through the kernel with
- * fsyncs; the device loses power at a random write. After import the tree is exactly the state of the last
+ * Power cuts under a mounted dataset: files created, appended, renamed, punched (fallocate PUNCH_HOLE) and
+ * removed through the kernel with fsyncs; the device loses power at a random write. After import the tree is exactly the state of the last
  * completed fsync (or of the interrupted commit), an fsync after the cut fails with EIO instead of hanging,
  * and the pool verifies clean.
  */
 @Timeout(300)
 class MountedCrashTest {
     static final int POINTS = Integer.getInteger("pool.mounted.crash.points", 16);
+    private static final java.util.concurrent.atomic.AtomicInteger PUNCHES = new java.util.concurrent.atomic.AtomicInteger();
 
     @Test
     void randomPowerCutsUnderAMount() throws Exception {
         int cutInFsync = CrashPoints.run("mounted", POINTS, CrashPoints.master(), (seed, mode) -> onePoint(seed, mode) ? 1 : 0);
-        System.out.println("mounted crash points: " + POINTS + ", power cut inside an fsync: " + cutInFsync);
+        System.out.println("mounted crash points: " + POINTS + ", power cut inside an fsync: " + cutInFsync
+                + ", holes punched: " + PUNCHES.get());
         assertTrue(cutInFsync >= POINTS / 4, "most points cut the power during the workload: " + cutInFsync);
     }
 
@@ -64,7 +67,7 @@ class MountedCrashTest {
             MountedFsKit.withTimeout(Duration.ofSeconds(120), mp, () -> {
                 for (int step = 0; step < 60; step++) {
                     String name = "f" + rnd.nextInt(12);
-                    int op = rnd.nextInt(10);
+                    int op = rnd.nextInt(11);
                     if (op < 5) {
                         byte[] data = new byte[1 + rnd.nextInt(40_000)];
                         rnd.nextBytes(data);
@@ -82,6 +85,19 @@ class MountedCrashTest {
                     } else if (op < 8 && model.containsKey(name)) {
                         Files.delete(mp.resolve(name));
                         model.remove(name);
+                    } else if (op == 10 && model.containsKey(name) && model.get(name).length > 0) {
+                        // a hole: whole records freed, the others rewritten with zeros where it cuts them
+                        byte[] now = model.get(name).clone();
+                        int off = rnd.nextInt(now.length), len = 1 + rnd.nextInt(40_000);
+                        int fd = Libc.open(mp.resolve(name).toString(), Libc.O_RDWR, 0);
+                        try {
+                            Libc.fallocate(fd, Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, off, len);
+                        } finally {
+                            Libc.close(fd);
+                        }
+                        java.util.Arrays.fill(now, off, (int) Math.min(now.length, (long) off + len), (byte) 0);
+                        PUNCHES.incrementAndGet();
+                        model.put(name, now);
                     } else if (!model.isEmpty()) {
                         TreeMap<String, byte[]> snap = new TreeMap<>(model);
                         try (FileChannel c = FileChannel.open(mp.resolve(model.firstKey()), StandardOpenOption.WRITE)) {

@@ -65,6 +65,6 @@ class PoolFsCloneScenariosTest extends PosixScenarios {
 
     @Override
     protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.POSIX_ACL));
+        return EnumSet.complementOf(EnumSet.of(Feature.PREALLOCATE));
     }
 }

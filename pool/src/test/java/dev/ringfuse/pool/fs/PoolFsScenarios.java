@@ -54,9 +54,9 @@ abstract class PoolFsScenarios extends PosixScenarios {
         return fuseMount().root();
     }
 
-    /** No FALLOCATE: a copy-on-write pool cannot reserve blocks ahead (mode 0 only extends the size). */
+    /** All but PREALLOCATE: a copy-on-write pool cannot reserve blocks ahead, as ZFS (DESIGN.md, "fallocate"). */
     @Override
     protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.POSIX_ACL));   // no ACLs yet
+        return EnumSet.complementOf(EnumSet.of(Feature.PREALLOCATE));
     }
 }

@@ -1,4 +1,4 @@
-package dev.ringfuse.fs.acl;
+package dev.ringfuse.access;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
@@ -10,21 +10,87 @@ import java.util.List;
 /**
  * One POSIX ACL: its entries in the kernel's canonical order. Immutable; every change returns a new ACL.
  *
+ * <p>A filesystem that negotiates {@link dev.ringfuse.lowlevel.Capability#POSIX_ACL} (the kernel then enforces
+ * ACLs and caches them) keeps them as the xattrs {@link #ACCESS} and {@link #DEFAULT} and does three things the
+ * kernel leaves to it: {@link #set} when one of them is set (validation, the mode following the ACL),
+ * {@link #afterChmod} on chmod, and {@link #inherit} when it creates an inode (with
+ * {@link dev.ringfuse.lowlevel.Capability#DONT_MASK}, so that a default ACL can replace the umask).
+ *
  * @param entries USER_OBJ, USER..., GROUP_OBJ, GROUP..., MASK?, OTHER, as {@link #parse} checked them
  */
 public record PosixAcl(List<Entry> entries) {
+    /** The xattr of the access ACL. */
     public static final String ACCESS = "system.posix_acl_access";
+    /** The xattr of a directory's default ACL, which new inodes in it inherit. */
     public static final String DEFAULT = "system.posix_acl_default";
+    /** Entry tags, as in the xattr format. */
     public static final int USER_OBJ = 0x01, USER = 0x02, GROUP_OBJ = 0x04, GROUP = 0x08, MASK = 0x10, OTHER = 0x20;
     private static final int VERSION = 2;
+    private static final int S_ISGID = 02000;
     private static final int UNDEFINED_ID = -1;
 
     /** One entry: tag, permission bits (rwx = 4|2|1), and the uid or gid for USER and GROUP entries. */
     public record Entry(int tag, int perm, int id) {}
 
+    /** An ACL of {@code entries} as given (not validated: {@link #parse} validates). */
     public PosixAcl {
         entries = List.copyOf(entries);
     }
+
+    /** True for the two ACL xattrs, {@link #ACCESS} and {@link #DEFAULT}. */
+    public static boolean isAcl(String name) {
+        return name.equals(ACCESS) || name.equals(DEFAULT);
+    }
+
+    /**
+     * What setting the ACL xattr {@code name} to {@code value} does to an inode of mode {@code mode}
+     * (type bits included): {@link #DEFAULT} is for directories only (EACCES otherwise, as the VFS says) and
+     * leaves the mode; {@link #ACCESS} sets the permission bits (group = the mask), and one that says no more
+     * than a mode is not stored, only its mode (as the VFS drops it). setgid goes unless {@code keepSetgid}
+     * (the caller is root or in the file's group: the kernel's FUSE_SETXATTR_ACL_KILL_SGID does not reach
+     * the filesystem API, so the filesystem asks, e.g. {@code Caller.of(ctx).inGroup(gid)}).
+     * EINVAL for a value the kernel would refuse.
+     */
+    public static Update set(String name, byte[] value, int mode, boolean directory, boolean keepSetgid) {
+        PosixAcl acl = parse(value);
+        if (name.equals(DEFAULT)) {
+            if (!directory) throw new FuseException(Errno.EACCES);
+            return new Update(mode, acl.toXattr());
+        }
+        int m = acl.applyTo(mode);
+        if (!keepSetgid) m &= ~S_ISGID;
+        return new Update(m, acl.isModeOnly() ? null : acl.toXattr());
+    }
+
+    /**
+     * What {@link #set} decided: the inode's new mode, and the value to store under the name, or null to remove
+     * the xattr (an access ACL equal to its mode).
+     */
+    public record Update(int mode, byte[] value) {}
+
+    /** The access ACL value {@code access} after a chmod to {@code mode} ({@code posix_acl_chmod}, see {@link #chmod(int)}). */
+    public static byte[] afterChmod(byte[] access, int mode) {
+        return parse(access).chmod(mode).toXattr();
+    }
+
+    /**
+     * The mode and ACLs of a new inode in a directory whose default ACL is {@code parentDefault} (null: none),
+     * created with {@code mode} (type bits kept) by a caller whose umask is {@code umask}: with a default ACL it
+     * replaces the umask and limits the mode ({@code posix_acl_create}), and directories inherit the default ACL
+     * itself; without one the umask applies. Symlinks get neither (do not call this for them).
+     */
+    public static Inherited inherit(byte[] parentDefault, int mode, int umask, boolean directory) {
+        if (parentDefault == null) return new Inherited(mode & ~(umask & 0777), null, null);
+        Created c = parse(parentDefault).create(mode & 07777);
+        return new Inherited((mode & ~07777) | c.mode(), c.access() == null ? null : c.access().toXattr(),
+                directory ? parentDefault : null);
+    }
+
+    /**
+     * What {@link #inherit} decided: the new inode's mode, and its {@link #ACCESS} and {@link #DEFAULT} values
+     * (null: none).
+     */
+    public record Inherited(int mode, byte[] access, byte[] dflt) {}
 
     /**
      * Decodes and validates an xattr value as the kernel does ({@code posix_acl_from_xattr} +

@@ -1,4 +1,4 @@
-package dev.ringfuse.fs.acl;
+package dev.ringfuse.access;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -68,6 +68,38 @@ class PosixAclTest {
         assertEquals(6, f.access().entries().get(3).perm());
         assertNull(PosixAcl.fromMode(0755).create(0666).access());
         assertEquals(0644, PosixAcl.fromMode(0755).create(0666).mode());
+    }
+
+    @Test
+    void settingAnAclDecidesModeAndValue() {
+        PosixAcl.Update u = PosixAcl.set(PosixAcl.ACCESS, NAMED, 0102755, false, true);
+        assertEquals(0102640, u.mode(), "permission bits from the ACL, group = mask, setgid kept for a member");
+        assertArrayEquals(NAMED, u.value());
+        assertEquals(0100640, PosixAcl.set(PosixAcl.ACCESS, NAMED, 0102755, false, false).mode(), "setgid goes for others");
+        PosixAcl.Update modeOnly = PosixAcl.set(PosixAcl.ACCESS, PosixAcl.fromMode(0640).toXattr(), 0100777, false, true);
+        assertEquals(0100640, modeOnly.mode());
+        assertNull(modeOnly.value(), "an ACL of three entries is kept as the mode alone");
+        assertEquals(040755, PosixAcl.set(PosixAcl.DEFAULT, NAMED, 040755, true, true).mode(), "a default ACL leaves the mode");
+        assertEquals(dev.ringfuse.Errno.EACCES,
+                assertThrows(FuseException.class, () -> PosixAcl.set(PosixAcl.DEFAULT, NAMED, 0100644, false, true)).errno());
+        assertThrows(FuseException.class, () -> PosixAcl.set(PosixAcl.ACCESS, new byte[] {2, 0, 0, 0}, 0100644, false, true));
+        assertArrayEquals(PosixAcl.parse(NAMED).chmod(0700).toXattr(), PosixAcl.afterChmod(NAMED, 0700));
+        assertTrue(PosixAcl.isAcl(PosixAcl.DEFAULT) && !PosixAcl.isAcl("user.x"));
+    }
+
+    @Test
+    void newInodesInheritTheDefaultAclOrTheUmask() {
+        PosixAcl.Inherited plain = PosixAcl.inherit(null, 0100666, 022, false);
+        assertEquals(0100644, plain.mode());
+        assertNull(plain.access());
+        assertNull(plain.dflt());
+        PosixAcl.Inherited file = PosixAcl.inherit(NAMED, 0100666, 077, false);
+        assertEquals(0100640, file.mode(), "the default ACL, not the umask, limits the mode");
+        assertArrayEquals(NAMED, file.access());
+        assertNull(file.dflt(), "files do not inherit the default ACL itself");
+        PosixAcl.Inherited dir = PosixAcl.inherit(NAMED, 040777, 077, true);
+        assertEquals(040640, dir.mode());
+        assertArrayEquals(NAMED, dir.dflt(), "directories do");
     }
 
     @Test
