@@ -14,6 +14,13 @@
  *   <li><b>{@link dev.ringfuse.access.Permissions}</b>: the kernel's rules (generic_permission, may_delete,
  *       setattr_prepare, chown_ok, xattr_permission, may_linkat) as static checks that throw
  *       {@link dev.ringfuse.FuseException} with the errno the kernel would return.</li>
+ *   <li><b>{@link dev.ringfuse.access.PosixAcl}</b>: POSIX ACLs as Linux keeps them, for any filesystem that
+ *       stores them (FUSE_POSIX_ACL: the kernel enforces them with default_permissions, the filesystem keeps
+ *       them): the {@code system.posix_acl_access}/{@code _default} xattr format and the kernel's validity
+ *       rules, the mode/ACL correspondence (chmod rewrites the owner, mask-or-group and other entries; an ACL
+ *       of three entries is just a mode), inheritance of a directory's default ACL ({@code posix_acl_create}),
+ *       and the access check ({@code posix_acl_permission}) behind an {@link dev.ringfuse.access.ExtendedAccess}.
+ *       memfs, passthrough and sqlfs share it.</li>
  * </ul>
  */
 package dev.ringfuse.access;

@@ -4,7 +4,7 @@ import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
 import dev.ringfuse.access.Caller;
 import dev.ringfuse.access.ExtendedAccess;
-import dev.ringfuse.fs.acl.PosixAcl;
+import dev.ringfuse.access.PosixAcl;
 import dev.ringfuse.lowlevel.RequestContext;
 
 /**

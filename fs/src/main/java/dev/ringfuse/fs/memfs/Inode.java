@@ -75,7 +75,7 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
      * kernel's check_acl would consult it (the mode has group bits).
      */
     synchronized dev.ringfuse.access.Subject subject() {
-        byte[] acl = (mode & 070) != 0 ? xattrs.getOrNull(dev.ringfuse.fs.acl.PosixAcl.ACCESS) : null;
+        byte[] acl = (mode & 070) != 0 ? xattrs.getOrNull(dev.ringfuse.access.PosixAcl.ACCESS) : null;
         return acl == null ? new dev.ringfuse.access.Subject(mode, uid, gid)
                 : new dev.ringfuse.access.Subject(mode, uid, gid, Acls.access(acl, uid, gid));
     }

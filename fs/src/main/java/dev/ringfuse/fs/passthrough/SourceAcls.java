@@ -2,7 +2,7 @@ package dev.ringfuse.fs.passthrough;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
-import dev.ringfuse.fs.acl.PosixAcl;
+import dev.ringfuse.access.PosixAcl;
 import dev.ringfuse.fs.passthrough.Inodes.Inode;
 import dev.ringfuse.lowlevel.RequestContext;
 

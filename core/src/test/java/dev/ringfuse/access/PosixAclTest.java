@@ -1,4 +1,4 @@
-package dev.ringfuse.fs.acl;
+package dev.ringfuse.access;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
