@@ -19,12 +19,22 @@ import java.util.List;
  * @param entries USER_OBJ, USER..., GROUP_OBJ, GROUP..., MASK?, OTHER, as {@link #parse} checked them
  */
 public record PosixAcl(List<Entry> entries) {
-    /** The xattr of the access ACL. */
+    /** The xattr of a node's access ACL. */
     public static final String ACCESS = "system.posix_acl_access";
-    /** The xattr of a directory's default ACL, which new inodes in it inherit. */
+    /** The xattr of a directory's default ACL, which new nodes in it inherit. */
     public static final String DEFAULT = "system.posix_acl_default";
-    /** Entry tags, as in the xattr format. */
-    public static final int USER_OBJ = 0x01, USER = 0x02, GROUP_OBJ = 0x04, GROUP = 0x08, MASK = 0x10, OTHER = 0x20;
+    /** Entry tag: the owner ({@code user::}). */
+    public static final int USER_OBJ = 0x01;
+    /** Entry tag: a named user ({@code user:ID:}). */
+    public static final int USER = 0x02;
+    /** Entry tag: the owning group ({@code group::}). */
+    public static final int GROUP_OBJ = 0x04;
+    /** Entry tag: a named group ({@code group:ID:}). */
+    public static final int GROUP = 0x08;
+    /** Entry tag: the mask, the most a named entry or the owning group grants. */
+    public static final int MASK = 0x10;
+    /** Entry tag: everyone else ({@code other::}). */
+    public static final int OTHER = 0x20;
     private static final int VERSION = 2;
     private static final int S_ISGID = 02000;
     private static final int UNDEFINED_ID = -1;

@@ -15,10 +15,15 @@
  *   <li><b>{@link dev.ringfuse.access.Permissions}</b>: the kernel's rules (generic_permission, may_delete,
  *       setattr_prepare, chown_ok, xattr_permission, may_linkat) as static checks that throw
  *       {@link dev.ringfuse.FuseException} with the errno the kernel would return.</li>
- *   <li><b>{@link dev.ringfuse.access.PosixAcl}</b>: the {@code system.posix_acl_access} and
- *       {@code system.posix_acl_default} xattr format, the kernel's validity rules, and what the kernel leaves
- *       to a filesystem that negotiates POSIX_ACL: the mode following a set ACL, chmod rewriting it,
- *       inheritance of a directory's default ACL, and the access check ({@code posix_acl_permission}).</li>
+ *   <li><b>{@link dev.ringfuse.access.PosixAcl}</b>: POSIX ACLs as Linux keeps them, for any filesystem that
+ *       stores them (FUSE_POSIX_ACL: the kernel enforces them with default_permissions, the filesystem keeps
+ *       them): the {@code system.posix_acl_access}/{@code _default} xattr format and the kernel's validity
+ *       rules, the mode/ACL correspondence (chmod rewrites the owner, mask-or-group and other entries; an ACL
+ *       of three entries is just a mode), inheritance of a directory's default ACL ({@code posix_acl_create}),
+ *       and the access check ({@code posix_acl_permission}) behind an {@link dev.ringfuse.access.ExtendedAccess}.
+ *       What the kernel leaves to the filesystem (the mode following a set ACL, chmod rewriting it,
+ *       inheritance on create) is here too ({@code set}, {@code afterChmod}, {@code inherit}): memfs,
+ *       passthrough, the pool, sqlfs and the path API's PathMemFs share it.</li>
  * </ul>
  */
 package dev.ringfuse.access;

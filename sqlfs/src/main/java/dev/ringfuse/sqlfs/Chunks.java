@@ -9,8 +9,9 @@ import java.sql.SQLException;
 /**
  * A file's bytes as rows of {@code chunks(ino, idx, data)}: chunk {@code idx} holds bytes
  * {@code idx * chunkSize ..} of the file. A missing chunk is a hole; a chunk may be shorter than the chunk
- * size, the rest reads as zeros. No chunk holds bytes at or past the file's size (truncate trims), so
- * growing a file never shows old bytes.
+ * size, the rest reads as zeros (and is a hole too: only stored bytes are data and take space). No chunk holds
+ * anything but zeros at or past the file's size (truncate trims; only fallocate KEEP_SIZE stores zeros there),
+ * so growing a file never shows old bytes.
  */
 final class Chunks {
     private Chunks() {}
@@ -117,7 +118,11 @@ final class Chunks {
         }
     }
 
-    /** Makes {@code off .. off+len} (inside the file) zeros: whole chunks go, partial ones are zeroed in place. */
+    /**
+     * Punches {@code off .. off+len}: whole chunks go (holes), partial ones are zeroed in place, or cut short when
+     * the range reaches the end of their data (the zeros after a short chunk are a hole too), so the space the
+     * range held is given back as far as chunks allow.
+     */
     static void zero(Connection c, long ino, int chunk, long off, long len) throws SQLException {
         try (Sql.Stmt get = Sql.prepare(c, "SELECT data FROM chunks WHERE ino = ? AND idx = ?");
              Sql.Stmt put = Sql.prepare(c, "UPDATE chunks SET data = ? WHERE ino = ? AND idx = ?");
@@ -142,12 +147,118 @@ final class Chunks {
                 long start = idx * chunk;
                 int from = (int) Math.max(0, off - start), to = (int) Math.min(data.length, off + len - start);
                 if (to <= from) continue;
-                java.util.Arrays.fill(data, from, to, (byte) 0);
+                if (from == 0 && to == data.length) { // a short chunk's every stored byte: the row goes
+                    drop.setLong(1, ino);
+                    drop.setLong(2, idx);
+                    drop.setLong(3, idx);
+                    drop.executeUpdate();
+                    if (first == last) break;
+                    continue;
+                }
+                if (to == data.length) {
+                    data = java.util.Arrays.copyOf(data, from);
+                } else {
+                    java.util.Arrays.fill(data, from, to, (byte) 0);
+                }
                 put.setBytes(1, data);
                 put.setLong(2, ino);
                 put.setLong(3, idx);
                 put.executeUpdate();
                 if (first == last) break;
+            }
+        }
+    }
+
+    /**
+     * fallocate's allocation of {@code off .. off+len}: every chunk of the range holds stored zeros up to the
+     * range's end (missing chunks are inserted, shorter ones lengthened; stored bytes stay). The space is then
+     * taken in the database, counted in st_blocks, and a later write of the same chunk replaces a row of the same
+     * length (SQLite overwrites such a row in place). The zeros are data for SEEK_DATA: they are stored bytes.
+     * One indexed range query finds what exists; a statement per chunk that needs one.
+     */
+    static void allocate(Connection c, long ino, int chunk, long off, long len) throws SQLException {
+        long first = off / chunk, last = (off + len - 1) / chunk, end = off + len;
+        java.util.Map<Long, Integer> lengths = new java.util.HashMap<>();
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT idx, length(data) FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?")) {
+            ps.setLong(1, ino);
+            ps.setLong(2, first);
+            ps.setLong(3, last);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) lengths.put(rs.getLong(1), rs.getInt(2));
+            }
+        }
+        try (Sql.Stmt get = Sql.prepare(c, "SELECT data FROM chunks WHERE ino = ? AND idx = ?");
+             Sql.Stmt put = Sql.prepare(c, "INSERT INTO chunks (ino, idx, data) VALUES (?, ?, ?)"
+                     + " ON CONFLICT (ino, idx) DO UPDATE SET data = excluded.data")) {
+            byte[] zeros = null;
+            for (long idx = first; idx <= last; idx++) {
+                int want = (int) Math.min(chunk, end - idx * chunk);
+                Integer have = lengths.get(idx);
+                if (have != null && have >= want) continue;
+                byte[] bytes;
+                if (have == null) {
+                    if (want == chunk) {
+                        if (zeros == null) zeros = new byte[chunk];
+                        bytes = zeros;
+                    } else {
+                        bytes = new byte[want];
+                    }
+                } else {
+                    get.setLong(1, ino);
+                    get.setLong(2, idx);
+                    try (ResultSet rs = get.executeQuery()) {
+                        bytes = java.util.Arrays.copyOf(rs.next() ? rs.getBytes(1) : new byte[0], want);
+                    }
+                }
+                put.setLong(1, ino);
+                put.setLong(2, idx);
+                put.setBytes(3, bytes);
+                put.executeUpdate();
+            }
+        }
+    }
+
+    /**
+     * SEEK_DATA: the first offset at or after {@code off} that a chunk stores, or -1. One query on the primary
+     * key: the first chunk from {@code off}'s whose stored bytes reach past {@code off}. The caller checks the
+     * size (zeros fallocate keeps past it are not the file's data).
+     */
+    static long seekData(Connection c, long ino, int chunk, long off) throws SQLException {
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT idx FROM chunks WHERE ino = ? AND idx >= ?"
+                + " AND idx * ? + length(data) > ? ORDER BY idx LIMIT 1")) {
+            ps.setLong(1, ino);
+            ps.setLong(2, off / chunk);
+            ps.setLong(3, chunk);
+            ps.setLong(4, off);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Math.max(off, rs.getLong(1) * chunk) : -1;
+            }
+        }
+    }
+
+    /**
+     * SEEK_HOLE: the first offset at or after {@code off} that no chunk stores (past the last stored byte when
+     * the data runs on to the end; the caller caps it at the size). One query on the primary key: the first
+     * chunk from {@code off}'s that is short or whose successor is missing ends a run of data (every chunk
+     * before it is whole and followed by the next, so the run is unbroken); {@code off} is in that run if its
+     * own chunk exists and stores it. The query walks the run of data it crosses, which a caller asking for the
+     * hole after some data (cp, tar) then reads.
+     */
+    static long seekHole(Connection c, long ino, int chunk, long off) throws SQLException {
+        long at = off / chunk;
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT idx, length(data), EXISTS (SELECT 1 FROM chunks a WHERE a.ino = ?"
+                + " AND a.idx = ?) FROM chunks c WHERE ino = ? AND idx >= ? AND (length(data) < ?"
+                + " OR NOT EXISTS (SELECT 1 FROM chunks n WHERE n.ino = c.ino AND n.idx = c.idx + 1)) ORDER BY idx LIMIT 1")) {
+            ps.setLong(1, ino);
+            ps.setLong(2, at);
+            ps.setLong(3, ino);
+            ps.setLong(4, at);
+            ps.setInt(5, chunk);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) return off; // nothing stored from here on
+                long idx = rs.getLong(1), end = idx * chunk + rs.getLong(2);
+                if (idx == at) return Math.max(off, end); // off's chunk ends the run: off is stored if before its end
+                return rs.getBoolean(3) ? end : off; // off's chunk, if it exists, is whole and leads into the run
             }
         }
     }

@@ -24,7 +24,7 @@ final class Listing {
         }
     }
 
-    static final String LIST_PLUS = "SELECT d.id, d.name, " + Node.COLUMNS_I
+    static final String LIST_PLUS = "SELECT d.id, d.name, " + Node.STAT_COLUMNS_I
             + " FROM dentries d JOIN inodes i ON i.ino = d.child WHERE d.parent = ? AND d.id > ? ORDER BY d.id LIMIT ?";
     private static final String LIST = "SELECT d.id, d.name, d.child, i.type"
             + " FROM dentries d JOIN inodes i ON i.ino = d.child WHERE d.parent = ? AND d.id > ? ORDER BY d.id LIMIT ?";
@@ -62,7 +62,7 @@ final class Listing {
                 while (rs.next()) {
                     long cookie = rs.getLong(1) + 2;
                     String name = FileNames.decode(rs.getBytes(2));
-                    out.add(plus ? new Listed(cookie, name, Node.of(rs, 3))
+                    out.add(plus ? new Listed(cookie, name, Node.ofStat(rs, 3))
                             : new Listed(cookie, name, rs.getLong(3), Node.typeBits(rs.getString(4)), null));
                 }
             }

@@ -34,16 +34,20 @@ final class Namespace {
     /**
      * Creates a node of {@code type} as {@code name} in {@code parent}; returns it. Three statements: the
      * parent's update (which also proves it is a live directory and returns what a new node inherits from
-     * it: a setgid directory hands down its group, and its setgid bit to subdirectories), the inode, the
-     * name (whose unique key answers EEXIST); the new row is built here rather than read back.
+     * it: a setgid directory hands down its group, and its setgid bit to subdirectories; and its default
+     * ACL), the inode, the name (whose unique key answers EEXIST); the new row is built here rather than read
+     * back. {@code umask}: the caller's, to apply unless a default ACL replaces it (see {@link Acls#inherit});
+     * -1 when the kernel applied it and nothing is inherited (no POSIX_ACL, and symlinks).
      */
-    Node create(Connection c, long parent, byte[] name, String type, int mode, int uid, int gid, long rdev, long now)
-            throws SQLException {
+    Node create(Connection c, long parent, byte[] name, String type, int mode, int umask, int uid, int gid, long rdev,
+                long now) throws SQLException {
         Store.checkName(name);
         boolean dir = type.equals("dir");
         int parentMode, parentGid;
+        byte[] parentDefault;
         try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET mtime_ns = ?, ctime_ns = ?, nlink = nlink + ?"
-                + " WHERE ino = ? AND type = 'dir' AND nlink > 0 RETURNING mode, gid")) {
+                + " WHERE ino = ? AND type = 'dir' AND nlink > 0 RETURNING mode, gid, (SELECT x.value FROM xattrs x"
+                + " WHERE x.ino = inodes.ino AND x.name = '" + dev.ringfuse.access.PosixAcl.DEFAULT + "')")) {
             ps.setLong(1, now);
             ps.setLong(2, now);
             ps.setInt(3, dir ? 1 : 0);
@@ -55,15 +59,18 @@ final class Namespace {
                 }
                 parentMode = rs.getInt(1);
                 parentGid = (int) rs.getLong(2);
+                parentDefault = rs.getBytes(3);
             }
         }
+        Acls.Inherited in = Acls.inherit(parentDefault, mode, umask, dir);
         boolean sgid = (parentMode & S_ISGID) != 0;
-        int m = (sgid && dir ? mode | S_ISGID : mode) & 07777;
+        int m = (sgid && dir ? in.mode() | S_ISGID : in.mode()) & 07777;
         int g = sgid ? parentGid : gid;
         long nlink = dir ? 2 : 1;
         long ino = Store.insertInode(c, type, m, uid, g, nlink, rdev, now);
         Store.insertDentry(c, parent, name, ino);
-        return new Node(ino, type, m, uid, g, now, now, now, 0, nlink, rdev);
+        Acls.apply(c, ino, in);
+        return new Node(ino, type, m, uid, g, now, now, now, 0, nlink, rdev, 0);
     }
 
     void link(Connection c, Node n, long parent, byte[] name, long now) throws SQLException {

@@ -326,12 +326,18 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     }
 
     static final int FALLOC_FL_KEEP_SIZE = 1, FALLOC_FL_PUNCH_HOLE = 2, FALLOC_FL_ZERO_RANGE = 16;
+    static final int SEEK_DATA = 3, SEEK_HOLE = 4;
+    /** fallocate ranges above this size are checked against statfs's free space first. */
+    private static final long CHECK_SPACE_ABOVE = 64L << 20;
 
     /**
-     * fallocate modes 0 and KEEP_SIZE (nothing to reserve in a database: the size grows, the range reads as
-     * zeros), PUNCH_HOLE|KEEP_SIZE and ZERO_RANGE (the range becomes zeros: whole chunks are deleted, partial
-     * ones zeroed); one transaction. COLLAPSE, INSERT, UNSHARE: EOPNOTSUPP. st_blocks follows the size, so
-     * the space is not measured (see DESIGN.md).
+     * fallocate, one transaction. Mode 0 and KEEP_SIZE store zeros in every chunk of the range that holds less
+     * (the space is taken in the database and counted in st_blocks; no database can promise it stays free for
+     * the later write, see DESIGN.md "Holes"); KEEP_SIZE may so store zeros past the size. PUNCH_HOLE|KEEP_SIZE
+     * deletes the whole chunks of the range and zeroes (or cuts short) the partial ones; ZERO_RANGE punches and
+     * allocates. COLLAPSE, INSERT, UNSHARE and PUNCH_HOLE without KEEP_SIZE: EOPNOTSUPP. mtime and ctime change
+     * for every mode, and a caller other than root loses set-ID bits, as on tmpfs (the kernel sends no kill
+     * flag with fallocate).
      */
     @Override
     public void fallocate(RequestContext ctx, long nodeid, long fh, int mode, long offset, long length,
@@ -342,25 +348,57 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
             throw new FuseException(Errno.EOPNOTSUPP);
         }
         if (offset < 0 || length <= 0 || offset + length < 0) throw new FuseException(Errno.EINVAL);
+        // a range larger than the free space fails at once, as on ext4, rather than after writing zeros until the
+        // database reports it full (and then rolling all of them back)
+        if ((mode & FALLOC_FL_PUNCH_HOLE) == 0 && length > CHECK_SPACE_ABOVE) {
+            dev.ringfuse.lowlevel.StatFs s = Space.statfs(db);
+            if (length / s.bsize() > s.bavail()) throw new FuseException(Errno.ENOSPC);
+        }
         changing(nodeid);
         long now = now();
+        boolean[] killed = {false};
         db.write(c -> {
             Node f = Store.node(c, nodeid);
             if (!f.isFile()) throw new FuseException(f.isDir() ? Errno.EISDIR : Errno.ENODEV);
-            boolean zero = (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0;
-            if (zero && offset < f.size()) Chunks.zero(c, nodeid, db.chunkSize, offset, Math.min(length, f.size() - offset));
+            if ((mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) != 0) Chunks.zero(c, nodeid, db.chunkSize, offset, length);
+            if ((mode & FALLOC_FL_PUNCH_HOLE) == 0) Chunks.allocate(c, nodeid, db.chunkSize, offset, length);
             long size = (mode & FALLOC_FL_KEEP_SIZE) == 0 ? Math.max(f.size(), offset + length) : f.size();
-            try (Sql.Stmt ps = Sql.prepare(c, 
-                    "UPDATE inodes SET size = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
+            int m = ctx.uid() == 0 ? f.mode() : dev.ringfuse.access.Permissions.killedMode(f.mode(), () -> inGroup(ctx, f.gid()));
+            killed[0] = m != f.mode();
+            try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET size = ?, mode = ?, mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
                 ps.setLong(1, size);
-                ps.setLong(2, zero ? now : f.mtimeNs()); // allocating changes only ctime (tmpfs)
+                ps.setInt(2, m);
                 ps.setLong(3, now);
-                ps.setLong(4, nodeid);
+                ps.setLong(4, now);
+                ps.setLong(5, nodeid);
                 ps.executeUpdate();
             }
+            dropCapability(c, nodeid);
             return null;
         });
+        if (killed[0]) dropCachedAttributes(nodeid);
         reply.ok();
+    }
+
+    /**
+     * SEEK_DATA / SEEK_HOLE from the chunks that exist (a missing chunk, and the rest of a short one, is a hole):
+     * one indexed query besides the size, in one read transaction. ENXIO at or past the size, and for
+     * SEEK_DATA when no data follows; the end of the file counts as a hole.
+     */
+    @Override
+    public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, dev.ringfuse.lowlevel.LseekReply reply) {
+        if (whence != SEEK_DATA && whence != SEEK_HOLE) throw new FuseException(Errno.EINVAL);
+        if (offset < 0) throw new FuseException(Errno.ENXIO);
+        long r = db.read(c -> {
+            Node f = Store.node(c, nodeid);
+            if (!f.isFile()) throw new FuseException(f.isDir() ? Errno.EISDIR : Errno.EINVAL);
+            if (offset >= f.size()) return -1L;
+            long at = whence == SEEK_DATA ? Chunks.seekData(c, nodeid, db.chunkSize, offset)
+                    : Math.min(f.size(), Chunks.seekHole(c, nodeid, db.chunkSize, offset));
+            return at >= f.size() && whence == SEEK_DATA ? -1L : at;
+        });
+        if (r < 0) throw new FuseException(Errno.ENXIO);
+        reply.offset(r);
     }
 
     /** Truncates (or extends) a file to {@code size}; mtime and ctime change even if the size does not (tmpfs). */

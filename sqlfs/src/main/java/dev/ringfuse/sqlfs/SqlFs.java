@@ -105,6 +105,10 @@ public final class SqlFs extends SqlFileOps {
         // mtime drops pages whose write is still on its way here (DESIGN.md, "Page cache coherence").
         // PostgreSQL opens drop the cache instead (close-to-open across mounts) and keep it.
         if (db.dialect == Dialect.SQLITE) init.wanted().remove(Capability.AUTO_INVAL_DATA);
+        // as memfs: the kernel enforces ACLs (POSIX_ACL turns default_permissions on) and caches them; with
+        // DONT_MASK it sends the unmasked mode and the umask, which sqlfs applies only where no default ACL
+        // replaces it (Acls.inherit)
+        acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
         init.timeGranularity(1);
         notifier = init.notifier();
         feed.start(init.notifier());
@@ -122,6 +126,14 @@ public final class SqlFs extends SqlFileOps {
                 }
             });
         }
+    }
+
+    /** POSIX_ACL and DONT_MASK were granted; set once in init. */
+    private volatile boolean acl;
+
+    /** The umask a new node's creation applies (unless a default ACL replaces it), or -1: the kernel applied it. */
+    private int umask(RequestContext ctx) {
+        return acl ? ctx.umask() : -1;
     }
 
     /** How often a PostgreSQL mount removes what crashed mounts left (open files, orphans, locks). */
@@ -155,8 +167,8 @@ public final class SqlFs extends SqlFileOps {
         byte[] b = FileNames.encode(name);
         Store.checkName(b);
         // the kernel looks names up in directories only: one statement, unless "." or ".."
-        Node n = name.equals(".") || name.equals("..") ? db.read(c -> name.equals(".") ? Store.node(c, parent)
-                : Store.node(c, Store.parentOf(c, parent))) : db.query(c -> Store.lookup(c, parent, b));
+        Node n = name.equals(".") || name.equals("..") ? db.read(c -> name.equals(".") ? Store.stat(c, parent)
+                : Store.stat(c, Store.parentOf(c, parent))) : db.query(c -> Store.lookup(c, parent, b));
         if (n != null) reply.entry(entry(n));
         else if (entryNanos > 0) reply.negative(entryNanos);
         else reply.error(Errno.ENOENT);
@@ -200,7 +212,7 @@ public final class SqlFs extends SqlFileOps {
         long restartsBefore = db.restarts();
         boolean record = open && db.dialect == Dialect.POSTGRES;
         Node n = db.write(c -> {
-            Node created = ns.create(c, parent, b, type, mode, ctx.uid(), ctx.gid(), rdev, now);
+            Node created = ns.create(c, parent, b, type, mode, umask(ctx), ctx.uid(), ctx.gid(), rdev, now);
             if (record) recordCreatedOpen(c, created.ino());
             return created;
         });
@@ -216,7 +228,7 @@ public final class SqlFs extends SqlFileOps {
         byte[] b = FileNames.encode(name);
         long now = now();
         Node n = db.write(c -> {
-            Node l = ns.create(c, parent, b, "symlink", 0777, ctx.uid(), ctx.gid(), 0, now);
+            Node l = ns.create(c, parent, b, "symlink", 0777, -1, ctx.uid(), ctx.gid(), 0, now);
             try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO symlinks (ino, target) VALUES (?, ?)")) {
                 ps.setLong(1, l.ino());
                 ps.setBytes(2, t);
@@ -227,7 +239,7 @@ public final class SqlFs extends SqlFileOps {
                 ps.setLong(2, l.ino());
                 ps.executeUpdate();
             }
-            return Store.node(c, l.ino());
+            return Store.stat(c, l.ino());
         });
         reply.entry(entry(n));
     }
@@ -288,7 +300,7 @@ public final class SqlFs extends SqlFileOps {
         long now = now();
         Node n = db.write(c -> {
             ns.link(c, Store.node(c, nodeid), newParent, b, now);
-            return Store.node(c, nodeid);
+            return Store.stat(c, nodeid);
         });
         reply.entry(entry(n));
     }
@@ -307,11 +319,14 @@ public final class SqlFs extends SqlFileOps {
         Node n = db.write(c -> {
             Node dir = Store.dir(c, parent);
             int gid = (dir.mode() & S_ISGID) != 0 ? dir.gid() : ctx.gid();
-            long ino = Store.insertInode(c, "file", mode, ctx.uid(), gid, 0, 0, now);
+            int umask = umask(ctx);
+            Acls.Inherited in = Acls.inherit(umask < 0 ? null : Acls.get(c, parent, Acls.DEFAULT), mode, umask, false);
+            long ino = Store.insertInode(c, "file", in.mode(), ctx.uid(), gid, 0, 0, now);
+            Acls.apply(c, ino, in);
             ns.orphans.add(ino);
             Store.unlinked(c, ino, true, db.session);
             if (db.dialect == Dialect.POSTGRES) recordCreatedOpen(c, ino); // created open, as by CREATE
-            return Store.node(c, ino);
+            return Store.stat(c, ino);
         });
         createdOpen(n.ino());
         reply.created(entry(n), openHandle(n.ino(), flags), openFlags());
@@ -349,12 +364,12 @@ public final class SqlFs extends SqlFileOps {
 
     @Override
     public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
-        reply.attr(db.query(c -> Store.node(c, nodeid)).attr(), attrNanos);
+        reply.attr(db.query(c -> Store.stat(c, nodeid)).attr(), attrNanos);
     }
 
     @Override
     public void statx(RequestContext ctx, long nodeid, long fh, int flags, int mask, StatxReply reply) {
-        reply.statx(db.query(c -> Store.node(c, nodeid)).attr(), 0x7ff, attrNanos);
+        reply.statx(db.query(c -> Store.stat(c, nodeid)).attr(), 0x7ff, attrNanos);
     }
 
     @Override
@@ -385,7 +400,8 @@ public final class SqlFs extends SqlFileOps {
                 ps.setLong(7, nodeid);
                 ps.executeUpdate();
             }
-            return Store.node(c, nodeid);
+            if (s.hasMode()) Acls.chmod(c, nodeid, mode);
+            return Store.stat(c, nodeid);
         };
         Node n = s.hasSize() ? db.freeing(work) : db.write(work);
         reply.attr(n.attr(), attrNanos);
@@ -408,7 +424,7 @@ public final class SqlFs extends SqlFileOps {
     @Override
     public void setxattr(RequestContext ctx, long nodeid, String name, java.lang.foreign.MemorySegment value, int flags,
                          StatusReply reply) {
-        xattrs.set(nodeid, name, value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), flags, now());
+        xattrs.set(ctx, nodeid, name, value.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), flags, now());
         reply.ok();
     }
 

@@ -18,6 +18,17 @@ final class Store {
         return n;
     }
 
+    /** The node with its stored bytes ({@link Node#STAT_COLUMNS}): for replies that carry attributes. */
+    static Node stat(Connection c, long ino) throws SQLException {
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT " + Node.STAT_COLUMNS + " FROM inodes WHERE ino = ?")) {
+            ps.setLong(1, ino);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) throw new FuseException(Errno.ENOENT);
+                return Node.ofStat(rs, 1);
+            }
+        }
+    }
+
     static Node find(Connection c, long ino) throws SQLException {
         try (Sql.Stmt ps = Sql.prepare(c, "SELECT " + Node.COLUMNS + " FROM inodes WHERE ino = ?")) {
             ps.setLong(1, ino);
@@ -36,12 +47,12 @@ final class Store {
     }
 
     static Node lookup(Connection c, long parent, byte[] name) throws SQLException {
-        try (Sql.Stmt ps = Sql.prepare(c, "SELECT " + Node.COLUMNS_I
+        try (Sql.Stmt ps = Sql.prepare(c, "SELECT " + Node.STAT_COLUMNS_I
                 + " FROM dentries d JOIN inodes i ON i.ino = d.child WHERE d.parent = ? AND d.name = ?")) {
             ps.setLong(1, parent);
             ps.setBytes(2, name);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Node.of(rs, 1) : null;
+                return rs.next() ? Node.ofStat(rs, 1) : null;
             }
         }
     }

@@ -25,13 +25,19 @@ final class Xattrs {
         throw new FuseException(Errno.EOPNOTSUPP);
     }
 
-    void set(long ino, String name, byte[] value, int flags, long now) {
+    /** An ACL ({@link Acls#isAcl}) is validated and kept in step with the mode, in the same transaction. */
+    void set(dev.ringfuse.lowlevel.RequestContext ctx, long ino, String name, byte[] value, int flags, long now) {
         checkNamespace(name);
         db.write(c -> {
-            Store.node(c, ino);
+            Node n = Store.node(c, ino);
             boolean exists = get(c, ino, name) != null;
             if ((flags & XATTR_CREATE) != 0 && exists) throw new FuseException(Errno.EEXIST);
             if ((flags & XATTR_REPLACE) != 0 && !exists) throw new FuseException(Errno.ENODATA);
+            if (Acls.isAcl(name)) {
+                Acls.set(c, n, name, value, ctx);
+                Store.linksChanged(c, ino, now, 0);
+                return null;
+            }
             try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO xattrs (ino, name, value) VALUES (?, ?, ?)"
                     + " ON CONFLICT (ino, name) DO UPDATE SET value = excluded.value")) {
                 ps.setLong(1, ino);

@@ -26,6 +26,9 @@ final class ContractSql {
     static final String SIZE = "SELECT size FROM inodes WHERE ino = ? AND type = 'file'";
     static final String CHUNK_SIZE = "SELECT value FROM fs_meta WHERE key = 'chunk_size'";
     static final String CHUNKS = "SELECT idx, data FROM chunks WHERE ino = ? ORDER BY idx";
+    static final String EXTENTS = "SELECT idx, length(data) FROM chunks WHERE ino = ? ORDER BY idx";
+    static final String STORED = "SELECT coalesce(sum(length(data)), 0) FROM chunks WHERE ino = ?";
+    static final String PUNCH = "DELETE FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?";
     static final String ADD_INODE = "INSERT INTO inodes (type, mode, uid, gid, size) VALUES ('file', ?, ?, ?, ?) RETURNING ino";
     static final String ADD_DENTRY = "INSERT INTO dentries (parent, name, child) VALUES (?, ?, ?)";
     static final String ADD_CHUNK = "INSERT INTO chunks (ino, idx, data) VALUES (?, ?, ?)";
@@ -73,7 +76,10 @@ final class ContractSql {
         }
     }
 
-    /** A file's bytes: a buffer of {@code size} zeros, each chunk copied to {@code idx * chunk_size}. */
+    /**
+     * A file's bytes: a buffer of {@code size} zeros, each chunk copied to {@code idx * chunk_size} up to the size
+     * (zeros fallocate stored past it are not the file's).
+     */
     static byte[] read(Connection c, long ino) throws SQLException {
         long size;
         try (PreparedStatement ps = c.prepareStatement(SIZE)) {
@@ -90,11 +96,48 @@ final class ContractSql {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     byte[] data = rs.getBytes(2);
-                    System.arraycopy(data, 0, out, Math.toIntExact(rs.getLong(1) * chunk), data.length);
+                    long at = rs.getLong(1) * chunk;
+                    if (at >= size) continue;
+                    System.arraycopy(data, 0, out, Math.toIntExact(at), (int) Math.min(data.length, size - at));
                 }
             }
         }
         return out;
+    }
+
+    /** The stored chunks of a file as "idx:length" (a missing index is a hole), and the bytes they hold. */
+    static String extents(Connection c, long ino) throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (PreparedStatement ps = c.prepareStatement(EXTENTS)) {
+            ps.setLong(1, ino);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) out.append(rs.getLong(1)).append(':').append(rs.getLong(2)).append(' ');
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(STORED)) {
+            ps.setLong(1, ino);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return out.append("= ").append(rs.getLong(1)).toString();
+            }
+        }
+    }
+
+    /** Makes chunks {@code from .. to} of a file holes, in the caller's transaction. */
+    static void punch(Connection c, long ino, long from, long to) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(PUNCH)) {
+            ps.setLong(1, ino);
+            ps.setLong(2, from);
+            ps.setLong(3, to);
+            ps.executeUpdate();
+        }
+        long now = System.currentTimeMillis() * 1_000_000L;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE inodes SET mtime_ns = ?, ctime_ns = ? WHERE ino = ?")) {
+            ps.setLong(1, now);
+            ps.setLong(2, now);
+            ps.setLong(3, ino);
+            ps.executeUpdate();
+        }
     }
 
     /** Adds a file {@code name} with {@code content} to directory {@code dir}, in the caller's transaction. */

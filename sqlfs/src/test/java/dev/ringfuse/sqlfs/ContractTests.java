@@ -145,6 +145,83 @@ abstract class ContractTests {
         }
     }
 
+    /** Where a process through the mount sees data (SEEK_DATA/SEEK_HOLE) and the file's st_blocks, by python3. */
+    private static String seen(Path f) throws Exception {
+        Process p = new ProcessBuilder("python3", "-c", """
+                import errno, os, sys
+                fd = os.open(sys.argv[1], os.O_RDONLY)
+                out, off = [], 0
+                while True:
+                    try:
+                        d = os.lseek(fd, off, os.SEEK_DATA)
+                    except OSError as e:
+                        if e.errno != errno.ENXIO: raise
+                        break
+                    off = os.lseek(fd, d, os.SEEK_HOLE)
+                    out.append("%d-%d" % (d, off))
+                print(" ".join(out), "blocks", os.fstat(fd).st_blocks)
+                """, f.toString()).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+
+    private static void run(String... argv) throws Exception {
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+    }
+
+    /**
+     * Holes are missing chunks, both ways: what a process writes, extends and preallocates through the mount is,
+     * for the documented SQL, the chunks it stored (and only those), and the mount's SEEK_DATA/SEEK_HOLE and
+     * st_blocks follow the chunks an application deletes.
+     */
+    @Test
+    void holesAreMissingChunksForTheDocumentedSql() throws Exception {
+        Path f = fresh("holes").resolve("f");
+        int chunk;
+        try (Connection c = connect()) {
+            chunk = ContractSql.chunkSize(c);
+        }
+        byte[] head = new byte[chunk + 4464];
+        new Random(7).nextBytes(head);
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(head), 0);
+            ch.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), 5L * chunk + 100);
+        }
+        long size = 8L * chunk;
+        run("truncate", "-s", String.valueOf(size), f.toString()); // a hole to the end
+        run("fallocate", "-n", "-o", String.valueOf(size), "-l", String.valueOf(chunk), f.toString()); // zeros past it
+        long stored = chunk + 4464 + 110 + chunk; // chunks 0, 1, 5 (its 100 zeros before the bytes too), 8
+        long ino;
+        try (Connection c = connect()) {
+            ino = ContractSql.resolve(c, root().relativize(f).toString());
+            assertEquals("0:" + chunk + " 1:4464 5:110 8:" + chunk + " = " + stored, ContractSql.extents(c, ino));
+            byte[] expected = new byte[(int) size];
+            System.arraycopy(head, 0, expected, 0, head.length);
+            for (int i = 0; i < 10; i++) expected[5 * chunk + 100 + i] = (byte) (i + 1);
+            assertArrayEquals(expected, ContractSql.read(c, ino));
+        }
+        String blocks = " blocks " + (stored + 511) / 512;
+        assertEquals("0-" + head.length + " " + 5L * chunk + "-" + (5L * chunk + 110) + blocks, seen(f));
+
+        try (Connection c = connect()) { // an application punches chunks 0 and 5
+            ContractSql.punch(c, ino, 0, 0);
+            ContractSql.punch(c, ino, 5, 5);
+            c.commit();
+        }
+        String want = chunk + "-" + head.length + " blocks " + (stored - chunk - 110 + 511) / 512;
+        long start = System.nanoTime();
+        String now = seen(f);
+        while (!now.equals(want) && System.nanoTime() - start < DEADLINE_NANOS) {
+            Thread.sleep(20);
+            now = seen(f);
+        }
+        assertEquals(want, now);
+    }
+
     @Test
     void theDocumentedListingMatchesTheMount() throws Exception {
         Path dir = fresh("list");

@@ -4,17 +4,14 @@ import dev.ringfuse.sqlfs.testserver.PgServer;
 
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
-import dev.ringfuse.testkit.Feature;
 import dev.ringfuse.testkit.FuseMount;
 import dev.ringfuse.testkit.PosixScenarios;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumSet;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The POSIX suite on sqlfs over a real PostgreSQL server (started for this class), over /dev/fuse. */
+/** The POSIX suite on sqlfs over a real PostgreSQL server (started for this class), over /dev/fuse; every feature claimed. */
 class PgScenariosTest extends PosixScenarios {
     static final PgServer PG = PgServer.start();
 
@@ -32,10 +29,5 @@ class PgScenariosTest extends PosixScenarios {
     @Override
     protected Path root() {
         return MOUNT.root();
-    }
-
-    @Override
-    protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.SPARSE, Feature.POSIX_ACL));
     }
 }

@@ -2,7 +2,6 @@ package dev.ringfuse.sqlfs;
 
 import dev.ringfuse.MountOptions;
 import dev.ringfuse.TransportKind;
-import dev.ringfuse.testkit.Feature;
 import dev.ringfuse.testkit.FuseMount;
 import dev.ringfuse.testkit.PosixScenarios;
 import java.io.IOException;
@@ -10,13 +9,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumSet;
-import java.util.Set;
 
 /**
- * The testkit's POSIX suite on sqlfs over a fresh SQLite file; one subclass per transport. Claimed: all but
- * fallocate, SEEK_DATA/SEEK_HOLE and sparse accounting (st_blocks follows the size), which sqlfs leaves to
- * the kernel's generic answers, and POSIX ACLs (not implemented: ACL xattrs are stored, not enforced).
+ * The testkit's POSIX suite on sqlfs over a fresh SQLite file; one subclass per transport. Every feature is
+ * claimed: fallocate, SEEK_DATA/SEEK_HOLE and sparse files from the chunks that exist, POSIX ACLs as memfs.
  */
 abstract class SqliteScenarios extends PosixScenarios {
     static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
@@ -35,10 +31,5 @@ abstract class SqliteScenarios extends PosixScenarios {
     @Override
     protected Path root() {
         return fuseMount().root();
-    }
-
-    @Override
-    protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.SEEK_HOLE, Feature.SPARSE, Feature.POSIX_ACL));
     }
 }
