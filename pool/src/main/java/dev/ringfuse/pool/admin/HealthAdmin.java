@@ -6,6 +6,7 @@ import dev.ringfuse.pool.io.DeviceStats;
 import dev.ringfuse.pool.io.MirrorDevice;
 import dev.ringfuse.pool.io.UringBlockDevice;
 import dev.ringfuse.pool.txg.Pool;
+import dev.ringfuse.pool.txg.Rejoin;
 import dev.ringfuse.pool.txg.Replace;
 import dev.ringfuse.pool.txg.Scrub;
 import dev.ringfuse.pool.txg.Vdevs;
@@ -52,36 +53,58 @@ final class HealthAdmin {
         List<Path> paths = r.devices(p.name());
         String state = v.poolState();
         out.printf("  pool: %s%n state: %s%n", p.name(), state);
-        if (!state.equals("ONLINE")) {
+        boolean behind = Rejoin.pending(p);
+        boolean lost = false;
+        for (int leaf = 0; leaf < v.leafCount(); leaf++) lost |= !v.state(leaf).equals("ONLINE") && !v.state(leaf).equals("RESILVERING");
+        if (lost) {
             out.printf("status: one or more devices are missing or faulted; the pool serves from the remaining sides%n");
             out.printf("action: ringfuse pool replace %s OLD NEW%n", p.name());
+        }
+        if (behind) {
+            out.printf("status: one or more devices came back after missing transaction groups; they take writes but serve no%n"
+                    + "        reads until what they missed is copied onto them%n");
+            out.printf("action: ringfuse pool scrub %s (resilvers only the blocks born while they were away, then scrubs)%n", p.name());
         }
         out.printf("  guid: %016x%n   txg: %d%n", p.guid(), p.txg());
         out.printf("  scan: %s%n", StatusFile.scrubLine(r, p.name()));
         out.printf("verify: %s%n%nconfig:%n", StatusFile.of(r, p.name()).describe());
-        out.printf("  %-44s %-9s %6s %6s %6s %9s%n", "NAME", "STATE", "READ", "WRITE", "CKSUM", "REPAIRED");
-        out.printf("  %-44s %-9s%n", p.name(), state);
+        out.printf("  %-44s %-11s %6s %6s %6s %9s%n", "NAME", "STATE", "READ", "WRITE", "CKSUM", "REPAIRED");
+        out.printf("  %-44s %-11s%n", p.name(), state);
         Label c = v.config();
         for (int t = 0; t < c.vdevCount(); t++) {
             String indent = "    ";
             MirrorDevice m = p.io().device(t) instanceof MirrorDevice md ? md : null;
             if (m != null) {
-                out.printf("    %-42s %-9s%n", "mirror-" + t, m.healthy() ? "ONLINE" : m.readable() ? "DEGRADED" : "UNAVAIL");
+                out.printf("    %-42s %-11s%n", "mirror-" + t, m.healthy() ? "ONLINE" : m.readable() ? "DEGRADED" : "UNAVAIL");
                 indent = "      ";
             }
             for (int leaf : c.sidesOf(t)) {
                 String name = leaf < paths.size() ? paths.get(leaf).toString() : "device " + leaf;
                 DeviceStats s = v.stats(leaf);
-                out.printf(Locale.ROOT, "%s%-" + (46 - indent.length()) + "s %-9s %6d %6d %6d %9s%n", indent, name, v.state(leaf),
+                out.printf(Locale.ROOT, "%s%-" + (46 - indent.length()) + "s %-11s %6d %6d %6d %9s%n", indent, name, v.state(leaf),
                         s.readErrors.get(), s.writeErrors.get(), s.checksumErrors.get(), PoolAdmin.human(s.repairedBytes.get()));
                 if (m != null && m.target() != null && m.targetSide() == c.sidesOf(t).indexOf(leaf)) {
-                    out.printf("%s  %-" + (44 - indent.length()) + "s %-9s%n", indent, m.target().name(), "RESILVERING");
+                    out.printf("%s  %-" + (44 - indent.length()) + "s %-11s%n", indent, m.target().name(), "RESILVERING");
                 }
             }
         }
     }
 
     static int scrub(PoolRegistry r, Pool p, PrintStream out, Bars bars) throws IOException {
+        if (Rejoin.pending(p)) { // sides back after missing txgs first: until then they serve no reads and get no scrub
+            LongConsumer bar = bars.start(Scrub.estimate(p));
+            Scrub.Report caught;
+            try {
+                caught = Rejoin.resilver(p, bar);
+            } finally {
+                bars.done();
+            }
+            if (caught != null) {
+                out.printf("resilvered pool '%s': %s copied (%d blocks born while a side was away) in %.1f s, %d unrepairable%n",
+                        p.name(), PoolAdmin.human(caught.copied()), caught.blocks(), caught.millis() / 1000.0, caught.unrepairable());
+                for (String e : caught.errors()) out.println("  " + e);
+            }
+        }
         LongConsumer bar = bars.start(Scrub.estimate(p));
         Scrub.Report rep;
         try {

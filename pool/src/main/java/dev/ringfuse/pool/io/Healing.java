@@ -1,6 +1,7 @@
 package dev.ringfuse.pool.io;
 
 import dev.ringfuse.pool.format.BlockPointer;
+import dev.ringfuse.pool.format.BlockType;
 import dev.ringfuse.pool.format.Dva;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -111,6 +112,43 @@ public final class Healing {
         byte[] logical = BlockIo.decodeIfValid(bp, good);
         if (logical == null) throw new IOException("block " + bp + " matches its checksum but does not decompress");
         return logical;
+    }
+
+    /**
+     * Catches up the RESILVERING sides that may lack {@code bp} (born at or after the txg they went missing):
+     * each copy on such a mirror is read from a side whose copy verifies (healing the others), written to them
+     * and read back. Blocks born before {@code from} are not visited, nor what they point to: a block is born no
+     * earlier than any block below it (copy-on-write), so nothing under it changed while the sides were away.
+     * Returns a metadata block's logical bytes to descend into, else null.
+     */
+    public static byte[] catchUp(BlockIo io, long from, BlockPointer bp, Counts c) throws IOException {
+        if (bp.birth() < from && bp.type() != BlockType.MOS) return null; // the MOS is the walk's root: always read
+        c.blocks++;
+        byte[] good = null;
+        for (Dva d : bp.dvas()) {
+            if (d.isEmpty() || d.device() >= io.deviceCount() || !(io.device(d.device()) instanceof MirrorDevice m)) continue;
+            List<Integer> behind = m.behind(bp.birth());
+            if (behind.isEmpty()) continue;
+            int len = (int) d.asize();
+            byte[] raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), true);
+            c.scanned += len;
+            if (raw == null) {
+                c.unrepairable++;
+                c.errors.add("no side holds a good copy of " + bp + " at " + d.offset() + " to resilver from");
+                continue;
+            }
+            for (int side : behind) c.copied += m.copyTo(side, d.offset(), raw, r -> BlockIo.matches(bp, r));
+            if (good == null) good = raw;
+        }
+        if (!bp.type().metadata) return null;
+        if (good != null) return BlockIo.decodeIfValid(bp, good);
+        try {
+            return io.readUncached(bp); // no copy on a mirror with a side behind: read it to go on below
+        } catch (IOException e) {
+            c.unrepairable++;
+            c.errors.add("cannot read " + bp + ": " + e.getMessage());
+            return null;
+        }
     }
 
     /**

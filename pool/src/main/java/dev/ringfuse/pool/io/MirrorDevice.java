@@ -16,15 +16,19 @@ import java.util.function.Predicate;
  * writing the same bytes there again is a repair, never an overwrite of live data with other data.
  *
  * <p>A side being resilvered ({@link #attachTarget}) receives every write but serves no read until
- * {@link #promoteTarget} makes it a full side.
+ * {@link #promoteTarget} makes it a full side. So does a side that came back after missing transaction groups
+ * ({@link #rejoin}, state RESILVERING): it holds every block born before {@link #missingFrom} and takes every
+ * write, but serves reads only once the blocks it missed are copied onto it ({@link #copyTo}, {@link #rejoined}).
  */
 public final class MirrorDevice implements BlockDevice {
     /** A side's state, as `pool status` shows it. */
-    public enum State { ONLINE, FAULTED, UNAVAIL }
+    public enum State { ONLINE, FAULTED, UNAVAIL, RESILVERING }
 
     private final BlockDevice[] sides;
     private final DeviceStats[] stats;
     private final State[] states;
+    /** Per side in RESILVERING: the first txg whose blocks it may lack. */
+    private final long[] missingFrom;
     private final long size;
     private volatile BlockDevice target;
     private volatile int targetSide = -1;
@@ -40,6 +44,7 @@ public final class MirrorDevice implements BlockDevice {
         this.size = size;
         this.stats = new DeviceStats[sides.length];
         this.states = new State[sides.length];
+        this.missingFrom = new long[sides.length];
         for (int i = 0; i < sides.length; i++) {
             stats[i] = new DeviceStats();
             states[i] = sides[i] == null ? State.UNAVAIL : State.ONLINE;
@@ -65,13 +70,49 @@ public final class MirrorDevice implements BlockDevice {
 
     /** Takes side {@code i} out of service after an I/O failure (until the pool is imported again). */
     public synchronized void fault(int i) {
-        if (states[i] == State.ONLINE) states[i] = State.FAULTED;
+        if (states[i] == State.ONLINE || states[i] == State.RESILVERING) states[i] = State.FAULTED;
         stats[i].faulted = true;
+    }
+
+    /**
+     * Side {@code i}, ONLINE, came back after missing the txgs from {@code fromTxg} on (import: its newest
+     * uberblock is older than the pool's): it takes writes from now on but serves no read until caught up.
+     */
+    public synchronized void rejoin(int i, long fromTxg) {
+        if (states[i] != State.ONLINE) throw new IllegalStateException("side " + i + " is " + states[i]);
+        states[i] = State.RESILVERING;
+        missingFrom[i] = fromTxg;
+    }
+
+    /** The first txg side {@code i} may lack blocks of (RESILVERING), or 0. */
+    public synchronized long missingFrom(int i) {
+        return states[i] == State.RESILVERING ? missingFrom[i] : 0;
+    }
+
+    /** RESILVERING sides that may lack a block born at {@code birth}. */
+    public synchronized List<Integer> behind(long birth) {
+        List<Integer> out = new ArrayList<>(1);
+        for (int i = 0; i < sides.length; i++) if (states[i] == State.RESILVERING && missingFrom[i] <= birth) out.add(i);
+        return out;
+    }
+
+    /** Side {@code i} holds every block it missed (and took every write since): it serves reads again. */
+    public synchronized void rejoined(int i) {
+        if (states[i] != State.RESILVERING) return; // faulted meanwhile
+        states[i] = State.ONLINE;
+        missingFrom[i] = 0;
     }
 
     private synchronized List<Integer> online() {
         List<Integer> out = new ArrayList<>(sides.length);
         for (int i = 0; i < sides.length; i++) if (states[i] == State.ONLINE) out.add(i);
+        return out;
+    }
+
+    /** Sides that take writes: ONLINE ones first (a write succeeds only if one of them takes it), then RESILVERING. */
+    private synchronized List<Integer> writers() {
+        List<Integer> out = online();
+        for (int i = 0; i < sides.length; i++) if (states[i] == State.RESILVERING) out.add(i);
         return out;
     }
 
@@ -179,6 +220,40 @@ public final class MirrorDevice implements BlockDevice {
         return n;
     }
 
+    /**
+     * Writes {@code good} (a verified copy) at {@code offset} on RESILVERING side {@code i} and reads it back;
+     * returns the bytes copied, 0 when the side failed (it is faulted).
+     */
+    public long copyTo(int i, long offset, byte[] good, Predicate<byte[]> valid) {
+        try {
+            sides[i].write(offset, good, 0, good.length);
+            byte[] back = new byte[good.length];
+            sides[i].read(offset, back, 0, back.length);
+            if (!valid.test(back)) {
+                stats[i].checksumErrors.incrementAndGet();
+                fault(i);
+                return 0;
+            }
+            return good.length;
+        } catch (IOException e) {
+            stats[i].writeErrors.incrementAndGet();
+            fault(i);
+            return 0;
+        }
+    }
+
+    /** Flushes RESILVERING side {@code i}; false (and the side faulted) if that fails. */
+    public boolean flushSide(int i) {
+        try {
+            sides[i].flush();
+            return true;
+        } catch (IOException e) {
+            stats[i].writeErrors.incrementAndGet();
+            fault(i);
+            return false;
+        }
+    }
+
     /** Rewrites side {@code i}'s copy at {@code offset} with {@code good}; false (and the side faulted) if that fails. */
     private boolean repair(int i, long offset, byte[] good) {
         try {
@@ -213,9 +288,12 @@ public final class MirrorDevice implements BlockDevice {
         void run(BlockDevice d) throws IOException;
     }
 
-    /** Runs {@code op} on every online side and the target, concurrently; faults the sides that fail. */
+    /**
+     * Runs {@code op} on every side that takes writes and the target, concurrently; faults the sides that fail.
+     * Fails only if no ONLINE side succeeded: a RESILVERING side alone does not hold the pool's blocks.
+     */
     private void eachSide(SideOp op) throws IOException {
-        List<Integer> on = online();
+        List<Integer> on = writers();
         BlockDevice t = target;
         List<CompletableFuture<Void>> runs = new ArrayList<>(on.size() + 1);
         for (int k = 0; k < on.size(); k++) {
@@ -230,7 +308,7 @@ public final class MirrorDevice implements BlockDevice {
             try {
                 if (k == 0 && t == null) op.run(sides[i]); // the caller's thread does one side's work
                 else join(runs.get(k));
-                ok++;
+                if (state(i) == State.ONLINE) ok++;
             } catch (IOException e) {
                 stats[i].writeErrors.incrementAndGet();
                 fault(i);
@@ -305,6 +383,7 @@ public final class MirrorDevice implements BlockDevice {
         sides[i] = target;
         stats[i] = targetStats;
         states[i] = State.ONLINE;
+        missingFrom[i] = 0;
         target = null;
         targetSide = -1;
         return old;

@@ -89,6 +89,11 @@ final class Labels {
 
     /** Every valid uberblock of this pool on every present leaf, newest first. */
     static List<Uberblock> uberblocks(Vdevs v, List<Label> labels, long poolGuid, long guidSum) {
+        return uberblocks(v, labels, poolGuid, guidSum, new long[labels.size()]);
+    }
+
+    /** As above; {@code newest[d]} gets the txg of leaf d's newest valid uberblock (0: none). */
+    static List<Uberblock> uberblocks(Vdevs v, List<Label> labels, long poolGuid, long guidSum, long[] newest) {
         List<Uberblock> out = new ArrayList<>();
         for (int d = 0; d < labels.size(); d++) {
             if (v.leaf(d) == null) continue;
@@ -103,7 +108,10 @@ final class Labels {
                 for (int s = 0; s < Layout.UBERBLOCK_SLOTS; s++) {
                     try {
                         Uberblock u = Uberblock.decode(java.util.Arrays.copyOfRange(ring, s * Layout.SECTOR, (s + 1) * Layout.SECTOR));
-                        if (u.poolGuid() == poolGuid && u.guidSum() == guidSum && Math.floorMod(u.txg(), Layout.UBERBLOCK_SLOTS) == s) out.add(u);
+                        if (u.poolGuid() == poolGuid && u.guidSum() == guidSum && Math.floorMod(u.txg(), Layout.UBERBLOCK_SLOTS) == s) {
+                            out.add(u);
+                            newest[d] = Math.max(newest[d], u.txg());
+                        }
                     } catch (FormatException e) {
                         // an empty or torn slot
                     }

@@ -6,6 +6,7 @@ import dev.ringfuse.pool.format.MosBlock;
 import dev.ringfuse.pool.format.Uberblock;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.BlockIo;
+import dev.ringfuse.pool.io.MirrorDevice;
 import dev.ringfuse.pool.space.Allocator;
 import dev.ringfuse.pool.space.SpaceLog;
 import dev.ringfuse.pool.tree.BTree;
@@ -105,8 +106,10 @@ final class PoolImport {
         Vdevs vdevs = Vdevs.of(labels, leaves);
         BlockIo probe = new BlockIo(vdevs.top(), vdevs.newAllocator());
         vdevs.attach(probe);
-        List<Uberblock> ubs = Labels.uberblocks(vdevs, labels, config.poolGuid(), config.guidSum());
+        long[] newest = new long[n];
+        List<Uberblock> ubs = Labels.uberblocks(vdevs, labels, config.poolGuid(), config.guidSum(), newest);
         if (ubs.isEmpty()) throw new FormatException("pool '" + config.poolName() + "': no valid uberblock");
+        rejoin(vdevs, leaves, newest, ubs.getFirst().txg());
         IOException why = null;
         for (Uberblock ub : ubs.subList(0, Math.min(2, ubs.size()))) {
             try {
@@ -128,6 +131,24 @@ final class PoolImport {
             }
         }
         throw new FormatException("pool '" + config.poolName() + "': newest transaction groups unreadable: " + why.getMessage());
+    }
+
+    /**
+     * Mirror sides whose newest uberblock is older than the pool's missed the txgs after it (missing at an
+     * import, or faulted): they come back RESILVERING, caught up by {@link Rejoin} with the blocks born since.
+     * A side with uberblock U holds every block born up to U: a commit writes a side's uberblock only after
+     * its blocks reached it, and no uberblock goes to a side that is missing, faulted or still catching up.
+     * Before any read, so that none is served by a side that lacks the block. A mirror whose present sides
+     * are all behind keeps them ONLINE (they are all it has; reads heal what they can, as before).
+     */
+    private static void rejoin(Vdevs vdevs, BlockDevice[] leaves, long[] newest, long txg) {
+        for (int leaf = 0; leaf < leaves.length; leaf++) {
+            MirrorDevice m = vdevs.mirrorOf(leaf);
+            if (leaves[leaf] == null || m == null || newest[leaf] >= txg) continue;
+            boolean current = false;
+            for (int other : vdevs.config().sidesOf(vdevs.vdevOf(leaf))) current |= leaves[other] != null && newest[other] >= txg;
+            if (current) m.rejoin(vdevs.sideOf(leaf), newest[leaf] + 1);
+        }
     }
 
     /** Closes the devices given that the config does not list (a replaced device, a label-less one). */

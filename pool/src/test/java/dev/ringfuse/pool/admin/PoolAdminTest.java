@@ -80,6 +80,21 @@ class PoolAdminTest {
         a.status("mir");
         assertTrue(bout.toString().contains("scan: scrub repaired 0B"), bout.toString());
 
+        // a side away while the pool changes comes back behind: status says so, scrub catches it up first
+        Path away = tmp.resolve("away.img");
+        Files.move(i2, away);
+        a.fsCreate("mir/e", Map.of());
+        Files.move(away, i2);
+        bout.reset();
+        a.status("mir");
+        assertTrue(bout.toString().contains("RESILVERING") && bout.toString().contains("came back"), bout.toString());
+        bout.reset();
+        assertEquals(0, a.scrub("mir"));
+        assertTrue(bout.toString().contains("resilvered pool 'mir'") && bout.toString().contains(", 0 unrepairable"), bout.toString());
+        bout.reset();
+        a.status("mir");
+        assertTrue(bout.toString().contains("state: ONLINE") && !bout.toString().contains("RESILVERING"), bout.toString());
+
         Files.delete(i2);
         bout.reset();
         a.status("mir");

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * overwritten with random bytes while mounted, every file still reads back right (the kernel's page cache and
  * the pool's block cache dropped first), status shows the checksum errors, a scrub (with a writer busy on the
  * mount) repairs them and a second finds none. Then a side goes missing: the pool imports DEGRADED and serves,
- * replace resilvers a new image while mounted, and that image alone then holds every file.
+ * replace resilvers a new image while mounted, and that image alone then holds every file. A side that was
+ * away while the pool changed is caught up with what it missed while mounted and busy.
  */
 @Timeout(600)
 class MirrorMountTest {
@@ -115,8 +116,103 @@ class MirrorMountTest {
     }
 
     private int status(PoolAdmin admin) throws IOException {
-        admin.status("mm");
+        return status(admin, "mm");
+    }
+
+    private int status(PoolAdmin admin, String pool) throws IOException {
+        admin.status(pool);
         return 0;
+    }
+
+    /**
+     * A side away while the pool changed comes back behind: RESILVERING in status, no read goes to it; `pool
+     * scrub` through the control socket, with a writer busy on the mount, first copies onto it only the blocks
+     * born while it was away, then scrubs and repairs nothing; that side alone then serves every file.
+     */
+    @Test
+    void aSideThatWasAwayCatchesUpWhileMountedAndBusy() throws Exception {
+        Path a = tmp.resolve("a.img"), b = tmp.resolve("b.img"), away = tmp.resolve("b.away");
+        PoolRegistry registry = new PoolRegistry(tmp.resolve("pools"));
+        PoolAdmin admin = new PoolAdmin(registry, new PrintStream(outBytes, true, StandardCharsets.UTF_8), System.err);
+        admin.create("mb", List.of(Path.of("mirror"), a, b), IMG);
+        Map<String, byte[]> files = new TreeMap<>();
+        Path mp = MountedFsKit.newMountpoint("mirrorback");
+        Pool pool = admin.open("mb");
+        pool.createDataset("mb/fs", Map.of("compression", "off", "recordsize", "128K"));
+        pool.commit();
+        PoolFsMountTest.mounted(pool, "mb/fs", mp, () -> {
+            for (int i = 0; i < 24; i++) write(mp, "f" + i, (1 << 20) + i * 1000, i, files);
+            return null;
+        });
+        pool.close();
+
+        Files.move(b, away);
+        Pool degraded = admin.open("mb");
+        assertEquals("UNAVAIL", degraded.vdevs().state(1));
+        PoolFsMountTest.mounted(degraded, "mb/fs", mp, () -> {
+            write(mp, "while-away", 300_000, 50, files);
+            write(mp, "f3", 200_000, 60, files); // an overwrite: b's old copy of f3 is stale
+            Files.delete(mp.resolve("f4"));
+            files.remove("f4");
+            return null;
+        });
+        degraded.close();
+        Files.move(away, b);
+
+        Pool back = admin.open("mb");
+        assertEquals("RESILVERING", back.vdevs().state(1));
+        try (PoolControl control = admin.control(back)) {
+            PoolFsMountTest.mounted(back, "mb/fs", mp, () -> {
+                dropCaches(back);
+                checkFiles(mp, files);
+                var sb = back.vdevs().stats(1);
+                assertEquals(0, sb.checksumErrors.get() + sb.readErrors.get(), "no read went to the side that is behind");
+                String st = run("status", () -> status(admin, "mb"));
+                assertTrue(st.contains("RESILVERING") && st.contains("came back") && st.contains("state: DEGRADED"), st);
+                AtomicBoolean stop = new AtomicBoolean();
+                Map<String, byte[]> busy = new ConcurrentHashMap<>();
+                java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+                Thread writer = Thread.ofPlatform().start(() -> {
+                    try {
+                        for (int i = 0; !stop.get(); i++) {
+                            write(mp, "busy" + (i % 10), 65_536, 2000 + i, busy);
+                            assertArrayEquals(busy.get("busy" + (i % 10)), Files.readAllBytes(mp.resolve("busy" + (i % 10))));
+                        }
+                    } catch (Throwable e) {
+                        failed.set(e);
+                    }
+                });
+                String out;
+                try {
+                    out = run("scrub", () -> admin.scrub("mb"));
+                } finally {
+                    stop.set(true);
+                    writer.join();
+                }
+                if (failed.get() != null) throw new AssertionError("the writer beside the catch-up failed", failed.get());
+                assertTrue(out.contains("resilvered pool 'mb'") && out.contains(", 0 unrepairable"), out);
+                assertTrue(out.contains("repaired 0B, unrepairable 0"), "the scrub after the catch-up finds nothing: " + out);
+                st = run("status", () -> status(admin, "mb"));
+                assertTrue(st.contains("state: ONLINE") && !st.contains("RESILVERING"), st);
+                files.putAll(busy);
+                dropCaches(back);
+                checkFiles(mp, files);
+                return null;
+            }, Duration.ofSeconds(300));
+        }
+        assertTrue(PoolVerifier.verify(back, null).clean());
+        back.close();
+
+        Files.delete(a); // the side that was behind alone holds everything
+        Pool onlyB = admin.open("mb");
+        PoolFsMountTest.mounted(onlyB, "mb/fs", mp, () -> {
+            dropCaches(onlyB);
+            checkFiles(mp, files);
+            return null;
+        });
+        assertTrue(PoolVerifier.verify(onlyB, null).clean());
+        assertEquals(0, onlyB.vdevs().stats(1).checksumErrors.get(), "b held every block");
+        onlyB.close();
     }
 
     private void damageHealScrub(PoolAdmin admin, Pool pool, Path mp, Path b, Map<String, byte[]> files) throws Exception {

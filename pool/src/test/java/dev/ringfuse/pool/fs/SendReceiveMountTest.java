@@ -227,7 +227,7 @@ class SendReceiveMountTest {
     }
 
     /** Files of every kind with set owners, modes, times and xattrs; a hard link, a symlink, holes. */
-    private static void populate(Path mp) throws IOException {
+    static void populate(Path mp) throws IOException {
         Random rnd = new Random(11);
         byte[] big = new byte[12 << 20];
         rnd.nextBytes(big);

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Power cuts during a scrub's repairs and during a replace's resilver and config switch, on 2-way mirrors of
+ * Power cuts during a scrub's repairs, during a replace's resilver and config switch, and during the catch-up
+ * of a side that came back after missing txgs, on 2-way mirrors of
  * {@link CrashDevice}s. One device dies at a random write (the pool goes on with the others, as with a disk
  * failing), then every device loses power. After each cut the pool must import from what the devices kept
  * (with the old or the new config), hold exactly the committed data, verify clean, and a scrub must leave
@@ -42,6 +43,75 @@ class MirrorCrashTest {
         int switched = CrashPoints.run("resilver", POINTS, master, (seed, mode) -> replacePoint(seed, mode) ? 1 : 0);
         System.out.println("resilver crash points: " + POINTS + ", imported with the new device as a member: " + switched
                 + ", master seed " + master);
+    }
+
+    @Test
+    void powerCutsDuringCatchUp() throws Exception {
+        long master = Long.getLong("pool.crash.seed", System.nanoTime());
+        Random seeds = new Random(master);
+        int current = 0;
+        for (int i = 0; i < POINTS; i++) {
+            long seed = seeds.nextLong();
+            try {
+                if (catchUpPoint(seed, i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET)) current++;
+            } catch (Throwable t) {
+                throw new AssertionError("catch-up crash point " + i + " seed " + seed + " (master " + master + "): " + t, t);
+            }
+        }
+        System.out.println("catch-up crash points: " + POINTS + ", imported with side b current: " + current + ", master seed " + master);
+    }
+
+    /**
+     * Side b misses txgs, comes back RESILVERING, and the power is cut at a random write of its catch-up (on b,
+     * or on a, the side it copies from). After the import, whichever side is behind is caught up again, the
+     * pool verifies and scrubs clean, and b alone then holds the committed data. Returns true when b came back
+     * current (the catch-up's last commit reached it).
+     */
+    private static boolean catchUpPoint(long seed, CrashDevice.Mode mode) throws Exception {
+        Random rnd = new Random(seed);
+        MemoryDevice m0 = new MemoryDevice("a", SIZE), m1 = new MemoryDevice("b", SIZE);
+        KvWorkload w = new KvWorkload(seed);
+        try (Pool pool = Pool.create("p", List.of(m0, m1), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("p/d", Map.of());
+            for (int i = 0; i < 300; i++) w.step(ds);
+            w.commit(pool);
+        }
+        try (Pool pool = Pool.open(List.of(m0))) { // b is away
+            Dataset ds = pool.dataset("p/d");
+            for (int i = 0; i < 100; i++) w.step(ds);
+            w.commit(pool);
+        }
+        CrashDevice p0 = new CrashDevice(m0.copy("a")), p1 = new CrashDevice(m1.copy("b"));
+        try (Pool dry = Pool.open(List.of(p0, p1))) { // a dry run on copies counts each device's writes
+            Rejoin.resilver(dry, null);
+        }
+        CrashDevice c0 = new CrashDevice(m0), c1 = new CrashDevice(m1);
+        Pool pool = Pool.open(List.of(c0, c1));
+        if (!"RESILVERING".equals(pool.vdevs().state(1))) fail("b came back as " + pool.vdevs().state(1));
+        if (rnd.nextInt(3) == 0) c0.cutAtWrite(rnd.nextInt((int) p0.writes() + 1));
+        else c1.cutAtWrite(rnd.nextInt((int) p1.writes() + 1));
+        try {
+            Rejoin.resilver(pool, null);
+        } catch (IOException e) {
+            // a side died: the catch-up did not complete
+        }
+        BlockDevice a = c0.afterPowerLoss(mode, rnd), b = c1.afterPowerLoss(mode, rnd);
+        List<BlockDevice> after = new ArrayList<>(List.of(a, b));
+        java.util.Collections.shuffle(after, rnd);
+        boolean current;
+        try (Pool again = Pool.open(after)) {
+            current = again.vdevs().state(1).equals("ONLINE");
+            KvWorkload.assertSame(w.committed, KvWorkload.read(again.dataset("p/d")));
+            Scrub.Report r = Rejoin.resilver(again, null);
+            if (r != null) assertEquals(0, r.unrepairable(), r.errors().toString());
+            assertEquals("ONLINE", again.vdevs().poolState());
+            checkClean(again);
+        }
+        try (Pool alone = Pool.open(List.of(b))) {
+            KvWorkload.assertSame(w.committed, KvWorkload.read(alone.dataset("p/d")));
+            checkClean(alone);
+        }
+        return current;
     }
 
     /** Returns true when the cut device died during the scrub. */

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Mirrors on memory devices: reads heal a damaged side, scrub repairs what reads did not meet and a second
  * scrub finds nothing, a missing side imports DEGRADED and keeps serving, replace resilvers a new device that
- * then holds everything on its own, and a replaced device is no longer taken for a member.
+ * then holds everything on its own, a replaced device is no longer taken for a member, and a side that comes
+ * back after missing txgs is caught up with only what it missed.
  */
 @Timeout(180)
 class MirrorTest {
@@ -257,6 +258,56 @@ class MirrorTest {
             assertEquals(List.of(), started.stream().filter(x -> !x.equals("refused")).toList());
             assertEquals("ONLINE", pool.vdevs().poolState());
             assertTrue(PoolVerifier.verify(pool, null).clean());
+        }
+    }
+
+    /**
+     * A side missing at one import comes back at the next RESILVERING: it takes writes but serves no read, and
+     * the catch-up copies onto it only the blocks born while it was away (a small part of what a scrub reads),
+     * after which it is ONLINE, a scrub finds nothing to repair on it, and it holds everything on its own.
+     */
+    @Test
+    void aReturningSideIsResilveredOnlyForWhatItMissed() throws Exception {
+        MemoryDevice a = new MemoryDevice("a", SIZE), b = new MemoryDevice("b", SIZE);
+        KvWorkload w = new KvWorkload(24);
+        try (Pool pool = Pool.create("m", List.of(a, b), List.of(0, 0))) {
+            Dataset ds = pool.createDataset("m/d", Map.of());
+            for (int i = 0; i < 800; i++) w.step(ds);
+            w.commit(pool);
+        }
+        try (Pool pool = Pool.open(List.of(a))) { // b is away while a little changes
+            Dataset ds = pool.dataset("m/d");
+            for (int i = 0; i < 10; i++) w.step(ds);
+            w.commit(pool);
+        }
+        try (Pool pool = Pool.open(List.of(b, a))) {
+            assertEquals("RESILVERING", pool.vdevs().state(1));
+            assertEquals("ONLINE", pool.vdevs().state(0));
+            assertEquals("DEGRADED", pool.vdevs().poolState());
+            assertTrue(Rejoin.pending(pool));
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            assertEquals(0, pool.vdevs().stats(1).checksumErrors.get(), "no read went to the side that is behind");
+            Dataset ds = pool.dataset("m/d");
+            for (int i = 0; i < 10; i++) w.step(ds); // written to both sides before the catch-up
+            w.commit(pool);
+            Scrub.Report caught = Rejoin.resilver(pool, null);
+            System.out.println("catch-up: " + caught);
+            assertEquals(0, caught.unrepairable(), caught.errors().toString());
+            assertTrue(caught.copied() > 0, caught.toString());
+            assertEquals("ONLINE", pool.vdevs().poolState());
+            assertTrue(!Rejoin.pending(pool) && Rejoin.resilver(pool, null) == null);
+            Scrub.Report all = Scrub.scrub(pool, null);
+            System.out.println("scrub after it: " + all);
+            assertEquals(0, all.repaired() + all.unrepairable(), "side b holds every block: " + all);
+            assertTrue(caught.blocks() * 4 < all.blocks(), "the catch-up visited " + caught.blocks() + " of " + all.blocks() + " blocks");
+        }
+        try (Pool pool = Pool.open(List.of(a, b))) {
+            assertEquals("ONLINE", pool.vdevs().poolState(), "its first uberblock after the catch-up makes it current");
+        }
+        try (Pool pool = Pool.open(List.of(b))) {
+            KvWorkload.assertSame(w.committed, KvWorkload.read(pool.dataset("m/d")));
+            assertTrue(PoolVerifier.verify(pool, null).clean());
+            assertEquals(0, pool.vdevs().stats(1).checksumErrors.get());
         }
     }
 
