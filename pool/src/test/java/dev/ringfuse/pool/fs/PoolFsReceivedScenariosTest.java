@@ -156,7 +156,7 @@ class PoolFsReceivedScenariosTest extends PosixScenarios {
 
     @Override
     protected Set<Feature> features() {
-        return EnumSet.complementOf(EnumSet.of(Feature.FALLOCATE, Feature.POSIX_ACL));
+        return EnumSet.complementOf(EnumSet.of(Feature.PREALLOCATE));
     }
 
     @Test
