@@ -15,6 +15,7 @@ final class GatedDevice implements BlockDevice {
     private final MemoryDevice d;
     private volatile CountDownLatch entered, release;
     volatile long readDelayNanos;
+    final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
     GatedDevice(String name, long size) {
         this.d = new MemoryDevice(name, size);
@@ -36,6 +37,7 @@ final class GatedDevice implements BlockDevice {
 
     @Override
     public void read(long offset, byte[] dst, int off, int len) throws IOException {
+        reads.incrementAndGet();
         if (readDelayNanos > 0) LockSupport.parkNanos(readDelayNanos);
         d.read(offset, dst, off, len);
     }
