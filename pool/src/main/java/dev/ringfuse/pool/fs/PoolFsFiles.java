@@ -94,11 +94,11 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     @Override
     public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment src, int writeFlags,
                       CountReply reply) {
-        byte[] bytes = src.toArray(ValueLayout.JAVA_BYTE);
+        int len = (int) src.byteSize(); // at most max_write
         locked(() -> {
             Inode n = file(nodeid);
             long at = Boolean.TRUE.equals(appendHandles.get(fh)) ? n.size : offset;
-            data.write(n, at, bytes, bytes.length);
+            data.write(n, at, src, len);
             boolean killed = (writeFlags & WRITE_KILL_SUIDGID) != 0 && killPrivileges(ctx, n);
             n.touchTimes(true, true);
             inodes.put(n);
@@ -106,7 +106,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
             if (dirty > DIRTY_LIMIT) pool.commit(); // memory bound: this writer waits
             else if (dirty > DIRTY_LIMIT / 4) commitSoon(); // the device writes while writers go on
             if (killed) dropCachedAttributes(n.ino);
-            reply.count(bytes.length);
+            reply.count(len);
         });
     }
 
