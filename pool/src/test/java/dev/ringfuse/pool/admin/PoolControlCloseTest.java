@@ -11,6 +11,7 @@ import dev.ringfuse.pool.format.BlockType;
 import dev.ringfuse.pool.format.Checksum;
 import dev.ringfuse.pool.format.Compression;
 import dev.ringfuse.pool.io.BlockDevice;
+import dev.ringfuse.pool.io.GatedDevice;
 import dev.ringfuse.pool.tree.Key;
 import dev.ringfuse.pool.txg.Dataset;
 import dev.ringfuse.pool.txg.Pool;

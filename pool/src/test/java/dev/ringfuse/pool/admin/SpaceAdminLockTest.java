@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ringfuse.pool.io.BlockDevice;
+import dev.ringfuse.pool.io.GatedDevice;
 import dev.ringfuse.pool.txg.Pool;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,7 +1,5 @@
-package dev.ringfuse.pool.admin;
+package dev.ringfuse.pool.io;
 
-import dev.ringfuse.pool.io.BlockDevice;
-import dev.ringfuse.pool.io.MemoryDevice;
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -11,23 +9,23 @@ import java.util.concurrent.locks.LockSupport;
  * A memory device whose next flush can be held (to catch what a command holds while its commit's I/O is in
  * progress) and whose reads can be slowed (to keep a scrub running).
  */
-final class GatedDevice implements BlockDevice {
+public final class GatedDevice implements BlockDevice {
     private final MemoryDevice d;
     private volatile CountDownLatch entered, release;
-    volatile long readDelayNanos;
-    final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+    public volatile long readDelayNanos;
+    public final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
-    GatedDevice(String name, long size) {
+    public GatedDevice(String name, long size) {
         this.d = new MemoryDevice(name, size);
     }
 
     /** The next flush waits for {@link #open}; returns the latch that flush counts down on entering. */
-    CountDownLatch holdNextFlush() {
+    public CountDownLatch holdNextFlush() {
         release = new CountDownLatch(1);
         return entered = new CountDownLatch(1);
     }
 
-    void open() {
+    public void open() {
         release.countDown();
     }
 
