@@ -67,7 +67,7 @@ final class HealthAdmin {
         }
         out.printf("  guid: %016x%n   txg: %d%n", p.guid(), p.txg());
         out.printf("  scan: %s%n", StatusFile.scrubLine(r, p.name()));
-        out.printf("verify: %s%n%nconfig:%n", StatusFile.of(r, p.name()).describe());
+        out.printf("verify: %s%n%nconfig:%n", StatusFile.verifyLine(r, p.name()));
         out.printf("  %-44s %-11s %6s %6s %6s %9s%n", "NAME", "STATE", "READ", "WRITE", "CKSUM", "REPAIRED");
         out.printf("  %-44s %-11s%n", p.name(), state);
         Label c = v.config();

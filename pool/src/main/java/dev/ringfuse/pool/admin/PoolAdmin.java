@@ -2,7 +2,6 @@ package dev.ringfuse.pool.admin;
 
 import dev.ringfuse.pool.format.Label;
 import dev.ringfuse.pool.io.BlockDevice;
-import dev.ringfuse.pool.io.DeviceStats;
 import dev.ringfuse.pool.io.UringBlockDevice;
 import dev.ringfuse.pool.txg.Pool;
 import dev.ringfuse.pool.txg.PoolVerifier;
@@ -243,12 +242,7 @@ public final class PoolAdmin {
             out.printf("verified pool '%s': %d blocks, %s in %.1f s (%s/s), %d dataset(s), %d error(s)%n", name,
                     r.blocks(), human(r.bytes()), secs, human((long) (r.bytes() / Math.max(secs, 1e-3))), r.datasets(), r.errors().size());
             for (String e : r.errors()) out.println("  " + e);
-            long[][] counts = new long[p.vdevs().leafCount()][3];
-            for (int i = 0; i < counts.length; i++) {
-                DeviceStats s = p.vdevs().stats(i);
-                counts[i] = new long[] {s.readErrors.get(), s.writeErrors.get(), s.checksumErrors.get()};
-            }
-            StatusFile.save(registry, name, r.errors().size(), r.blocks(), counts);
+            StatusFile.save(registry, name, r.errors().size(), r.blocks());
             return r.errors().size();
         }
     }

@@ -9,6 +9,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -128,11 +129,16 @@ public final class PoolControl implements AutoCloseable {
         out.flush();
     }
 
-    /** Progress as {@code \0PROGRESS done total} lines, at most ten a second. */
-    private static HealthAdmin.Bars remoteBars(PrintStream out) {
+    /**
+     * Progress as {@code \0PROGRESS done total} lines, at most ten a second. Once the socket is closed it
+     * throws, which ends a scrub or resilver: {@link #close} closed its connection, but a PrintStream keeps
+     * write errors to itself, and the command would go on over devices the pool is about to close.
+     */
+    private HealthAdmin.Bars remoteBars(PrintStream out) {
         return total -> {
             long[] last = {0};
             return done -> {
+                if (!server.isOpen()) throw new UncheckedIOException(new IOException("the pool's control socket closed (unmount)"));
                 long now = System.nanoTime();
                 if (now - last[0] < 100_000_000L) return;
                 last[0] = now;

@@ -92,6 +92,8 @@ public final class SpaceAdmin {
     /**
      * Sets properties in one commit, all or none: when one is refused (a quota below the space used, a
      * reservation the pool cannot give) the ones set before it are put back before anything is committed.
+     * The commit runs after the pool lock is released: it takes the lock for its cut only, so a mount's
+     * requests go on during its writes and flush (any commit that cuts in between carries all of them).
      */
     static void set(Pool p, String full, Map<String, String> props) throws IOException {
         p.lock().lock();
@@ -110,17 +112,17 @@ public final class SpaceAdmin {
                 }
                 throw e;
             }
-            p.commit();
         } finally {
             p.lock().unlock();
         }
+        p.commit();
     }
 
     /** Rows of `fs list` for every dataset of {@code p} (or {@code target} and its descendants). */
     static void list(Pool p, String target, List<String> columns, boolean parsable, PrintStream out) throws IOException {
+        p.commit(); // exact figures: dirty data of a mount counts once written (not under our lock: see set)
         p.lock().lock();
         try {
-            p.commit(); // exact figures: dirty data of a mount counts once written
             for (String ds : p.datasets()) {
                 if (target != null && target.contains("/") && !ds.equals(target) && !ds.startsWith(target + "/")) continue;
                 Map<String, String> v = values(p, ds, parsable);
@@ -139,9 +141,9 @@ public final class SpaceAdmin {
 
     /** `fs get`: NAME PROPERTY VALUE SOURCE for each property named ("all": every one). */
     static void get(Pool p, String full, List<String> names, boolean parsable, PrintStream out) throws IOException {
+        p.commit();
         p.lock().lock();
         try {
-            p.commit();
             Dataset d = p.dataset(full);
             Map<String, String> local = p.localProperties(full);
             Map<String, String> v = values(p, full, parsable);

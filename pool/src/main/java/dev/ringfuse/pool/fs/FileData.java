@@ -127,7 +127,11 @@ final class FileData {
         });
     }
 
-    void write(Inode n, long off, byte[] src, int len) throws IOException {
+    /**
+     * Copies {@code len} bytes of {@code src} (the request's own buffer: no array of its own per write) into
+     * the dirty blocks at {@code off}.
+     */
+    void write(Inode n, long off, MemorySegment src, int len) throws IOException {
         if (off + len < 0 || off + len > MAX_SIZE) throw new FuseException(Errno.EFBIG);
         int bs = blocksize(n);
         long needed = (long) ((len + bs - 1) / bs + 1) * bs;
@@ -138,7 +142,7 @@ final class FileData {
             long idx = pos / bs;
             int in = (int) (pos % bs);
             int k = Math.min(len - done, bs - in);
-            System.arraycopy(src, done, dirtyBlock(n, idx), in, k);
+            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, dirtyBlock(n, idx), in, k);
             done += k;
         }
         if (off + len > n.size) n.size = off + len;

@@ -15,6 +15,7 @@ import dev.ringfuse.lowlevel.Notifier;
 import dev.ringfuse.lowlevel.OpenReply;
 import dev.ringfuse.lowlevel.RequestContext;
 import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.pool.io.NoSpaceException;
 import dev.ringfuse.pool.txg.Dataset;
 import dev.ringfuse.pool.txg.Pool;
 import java.io.IOException;
@@ -109,20 +110,34 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     @Override
     public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment src, int writeFlags,
                       CountReply reply) {
-        byte[] bytes = src.toArray(ValueLayout.JAVA_BYTE);
+        int len = (int) src.byteSize(); // at most max_write
+        long[] dirty = new long[1];
         locked(() -> {
             Inode n = file(nodeid);
             long at = Boolean.TRUE.equals(appendHandles.get(fh)) ? n.size : offset;
-            data.write(n, at, bytes, bytes.length);
+            data.write(n, at, src, len);
             boolean killed = (writeFlags & WRITE_KILL_SUIDGID) != 0 && killPrivileges(ctx, n);
             n.touchTimes(true, true);
             inodes.put(n);
-            long dirty = data.dirtyBytes();
-            if (dirty > DIRTY_LIMIT) pool.commit(); // memory bound: this writer waits
-            else if (dirty > DIRTY_LIMIT / 4) commitSoon(); // the device writes while writers go on
+            dirty[0] = data.dirtyBytes();
             if (killed) dropCachedAttributes(n.ino);
-            reply.count(bytes.length);
         });
+        if (dirty[0] > DIRTY_LIMIT) commitWaiting(); // memory bound: this writer waits
+        else if (dirty[0] > DIRTY_LIMIT / 4) commitSoon(); // the device writes while writers go on
+        reply.count(len);
+    }
+
+    /**
+     * Commits for a writer past the dirty-data limit, after its pool lock is released: the commit takes the
+     * lock for its cut only, so the writer waits for the devices and the other requests do not.
+     */
+    private void commitWaiting() {
+        try {
+            pool.commit();
+        } catch (IOException e) {
+            System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "pool " + pool.name() + ": commit failed: " + e.getMessage());
+            throw new FuseException(e instanceof NoSpaceException ? Errno.ENOSPC : Errno.EIO);
+        }
     }
 
     /**

@@ -30,8 +30,10 @@ import dev.ringfuse.lowlevel.XattrReply;
 import dev.ringfuse.pool.txg.Snapshots;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * A mounted dataset with its snapshots reachable read-only at {@code MNT/.snapshots/NAME/}, as ZFS's hidden
@@ -51,7 +53,6 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     private static final long TIMEOUT = 1_000_000_000L;
 
     private final PoolFs live;
-    private final String dsName;
     private final SnapshotViews views;
 
     private final AutoCloseable alsoClose;
@@ -65,7 +66,6 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     SnapshotDirFs(PoolFs live, AutoCloseable alsoClose, long idleNanos) {
         this.live = live;
         this.alsoClose = alsoClose;
-        this.dsName = live.ds.name();
         this.views = new SnapshotViews(live, idleNanos);
     }
 
@@ -118,14 +118,15 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
                 a.mtimeSec(), a.mtimeNsec(), a.ctimeSec(), a.ctimeNsec(), a.btimeSec(), a.btimeNsec());
     }
 
-    private List<String> snapshotNames() {
-        List<String> out = new ArrayList<>();
-        try {
-            for (Snapshots.Info i : Snapshots.list(live.pool, dsName)) out.add(i.name().substring(i.name().indexOf('@') + 1));
-        } catch (IOException e) {
-            throw new FuseException(Errno.EIO);
-        }
-        return out;
+    /**
+     * The snapshots listed after readdir cookie {@code offset}, by id: ids grow with creation, and id + 2 (after
+     * "." and "..") is each one's cookie, so a snapshot taken or destroyed between two calls moves no other.
+     * Names only, from the directory: {@link Snapshots#list} would also read every snapshot's dead list.
+     */
+    private SortedMap<Long, String> snapshotsAfter(long offset) {
+        TreeMap<Long, String> byId = new TreeMap<>();
+        live.locked(() -> live.pool.directory().snapshots(live.ds.id()).forEach((name, id) -> byId.put(id, name)));
+        return byId.tailMap(offset - 2, false);
     }
 
     // ---- lifecycle ---------------------------------------------------------------------------------------
@@ -283,11 +284,12 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     @Override
     public void readdir(RequestContext ctx, long nodeid, long fh, long offset, int size, DirReply reply) {
         if (nodeid == SNAPDIR) {
-            List<String> names = snapshotNames();
+            SortedMap<Long, String> snaps = snapshotsAfter(offset);
             boolean room = offset >= 1 || reply.add(".", SNAPDIR, Attr.S_IFDIR, 1);
             if (room && offset < 2) room = reply.add("..", Inodes.ROOT, Attr.S_IFDIR, 2);
-            for (int i = (int) Math.max(0, offset - 2); room && i < names.size(); i++) {
-                room = reply.add(names.get(i), SNAPDIR + 1 + i, Attr.S_IFDIR, i + 3);
+            for (Map.Entry<Long, String> e : snaps.entrySet()) {
+                if (!room) break;
+                room = reply.add(e.getValue(), SNAPDIR + e.getKey(), Attr.S_IFDIR, e.getKey() + 2);
             }
             reply.send();
         } else if (inView(nodeid)) {
@@ -300,12 +302,13 @@ public final class SnapshotDirFs implements LowLevelFileSystem, AutoCloseable {
     @Override
     public void readdirplus(RequestContext ctx, long nodeid, long fh, long offset, int size, DirPlusReply reply) {
         if (nodeid == SNAPDIR) {
-            List<String> names = snapshotNames();
+            SortedMap<Long, String> snaps = snapshotsAfter(offset);
             Attr a = snapdirAttr();
             boolean room = offset >= 1 || reply.add(".", new Entry(0, 0, a, 0, 0), 1);
             if (room && offset < 2) room = reply.add("..", new Entry(0, 0, a, 0, 0), 2);
-            for (int i = (int) Math.max(0, offset - 2); room && i < names.size(); i++) {
-                room = reply.add(names.get(i), new Entry(0, 0, a, 0, 0), i + 3);
+            for (Map.Entry<Long, String> e : snaps.entrySet()) {
+                if (!room) break;
+                room = reply.add(e.getValue(), new Entry(0, 0, a, 0, 0), e.getKey() + 2);
             }
             reply.send();
         } else if (inView(nodeid)) {

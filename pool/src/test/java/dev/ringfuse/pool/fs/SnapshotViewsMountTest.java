@@ -128,6 +128,30 @@ class SnapshotViewsMountTest {
         });
     }
 
+    /**
+     * `ls .snapshots` while snapshots are destroyed and taken between its getdents calls: the listing goes on
+     * where it was (each entry's cookie is its snapshot's id, not its place in the list), so every snapshot
+     * that existed throughout is listed, once.
+     */
+    @Test
+    void snapshotListingGoesOnWhereItWasWhileSnapshotsComeAndGo() throws Exception {
+        mounted(3600_000_000_000L, (pool, fs, mp) -> {
+            int n = 300;
+            for (int i = 0; i < n; i++) Snapshots.create(pool, String.format("v/fs@s%03d", i));
+            List<String> seen = new java.util.ArrayList<>();
+            try (java.nio.file.DirectoryStream<Path> d = Files.newDirectoryStream(mp.resolve(".snapshots"))) {
+                java.util.Iterator<Path> it = d.iterator();
+                for (int i = 0; i < 10; i++) seen.add(it.next().getFileName().toString()); // the first getdents' batch
+                for (int i = 0; i < 50; i++) Snapshots.destroy(pool, String.format("v/fs@s%03d", i));
+                for (int i = 0; i < 10; i++) Snapshots.create(pool, "v/fs@new" + i);
+                it.forEachRemaining(p -> seen.add(p.getFileName().toString()));
+            }
+            assertEquals(seen.size(), new java.util.HashSet<>(seen).size(), "listed twice: " + seen);
+            for (int i = 50; i < n; i++) assertTrue(seen.contains(String.format("s%03d", i)), "s" + i + " missing from " + seen);
+            assertEquals(String.format("s%03d", 0), seen.getFirst(), "creation order");
+        });
+    }
+
     @Test
     void idleViewsAreDroppedAndRebuiltOnDemand() throws Exception {
         mounted(1_000_000_000L, (pool, fs, mp) -> {

@@ -1,0 +1,63 @@
+package dev.ringfuse.pool.io;
+
+import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A memory device whose next flush can be held (to catch what a command holds while its commit's I/O is in
+ * progress) and whose reads can be slowed (to keep a scrub running).
+ */
+public final class GatedDevice implements BlockDevice {
+    private final MemoryDevice d;
+    private volatile CountDownLatch entered, release;
+    public volatile long readDelayNanos;
+    public final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+
+    public GatedDevice(String name, long size) {
+        this.d = new MemoryDevice(name, size);
+    }
+
+    /** The next flush waits for {@link #open}; returns the latch that flush counts down on entering. */
+    public CountDownLatch holdNextFlush() {
+        release = new CountDownLatch(1);
+        return entered = new CountDownLatch(1);
+    }
+
+    public void open() {
+        release.countDown();
+    }
+
+    @Override public long size() { return d.size(); }
+    @Override public int alignment() { return d.alignment(); }
+    @Override public String name() { return d.name(); }
+
+    @Override
+    public void read(long offset, byte[] dst, int off, int len) throws IOException {
+        reads.incrementAndGet();
+        if (readDelayNanos > 0) LockSupport.parkNanos(readDelayNanos);
+        d.read(offset, dst, off, len);
+    }
+
+    @Override
+    public void write(long offset, byte[] src, int off, int len) throws IOException {
+        d.write(offset, src, off, len);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        CountDownLatch in = entered;
+        if (in == null) return;
+        entered = null;
+        in.countDown();
+        try {
+            if (!release.await(60, TimeUnit.SECONDS)) throw new IOException("flush gate never opened");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted in a held flush");
+        }
+    }
+
+    @Override public void close() {}
+}
