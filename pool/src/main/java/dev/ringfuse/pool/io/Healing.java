@@ -130,7 +130,7 @@ public final class Healing {
             List<Integer> behind = m.behind(bp.birth());
             if (behind.isEmpty()) continue;
             int len = (int) d.asize();
-            byte[] raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), true);
+            byte[] raw = m.readVerified(d.offset(), len, r -> BlockIo.matches(bp, r), () -> true);
             c.scanned += len;
             if (raw == null) {
                 c.unrepairable++;

@@ -52,7 +52,7 @@ public final class Rejoin {
         if (from == Long.MAX_VALUE) return null;
         BlockIo io = pool.io();
         // the sides behind take every write from their import on, so the walk of a txg after it covers the rest
-        Scrub.Report r = Scrub.maintain(pool, "resilver", progress, () -> { }, (bp, c) -> Healing.catchUp(io, from, bp, c));
+        Scrub.Report r = Scrub.maintain(pool, "resilver", progress, () -> { }, (bp, c) -> Healing.catchUp(io, from, bp, c), done -> { });
         if (r.unrepairable() > 0) return r;
         pool.lock().lock();
         try {
