@@ -46,6 +46,11 @@ public final class CoherenceStress {
     private static final Pattern OK = Pattern.compile("ok \\w+ (\\d+) ops");
     /** System property overriding every stress's duration, in seconds (the soak script sets it). */
     public static final String SECONDS_PROPERTY = "ringfuse.coherence.seconds";
+    /**
+     * System property naming the directory a failed run's report is kept in (default
+     * {@code target/coherence-failures} under the working directory, which is the module's under surefire).
+     */
+    public static final String REPORTS_PROPERTY = "ringfuse.coherence.reports";
 
     /**
      * How many processes of each kind, for how long.
@@ -150,7 +155,10 @@ public final class CoherenceStress {
                 done.append(", ").append(labels.get(i)).append(' ').append(ops);
                 if (!labels.get(i).startsWith("reader")) checked += ops;
             }
-            if (!failures.isEmpty()) throw new AssertionError("data read back differs from what was written:\n" + failures);
+            if (!failures.isEmpty()) {
+                String report = "data read back differs from what was written:\n" + failures;
+                throw new AssertionError(keep(report, plan, shared, aioFile, done) + report);
+            }
             // the lockers and writers check what they wrote; a run in which they did nothing proved nothing
             if (checked == 0) throw new AssertionError("no write was read back in " + plan.duration() + done);
             LOG.log(System.Logger.Level.INFO, "coherence stress on " + shared.getFirst().getParent() + ": " + checked
@@ -158,6 +166,28 @@ public final class CoherenceStress {
         } finally {
             children.forEach(Procs.Child::close);
             Files.deleteIfExists(script);
+        }
+    }
+
+    /**
+     * Writes a failed run's report to a file of its own (surefire's reports are overwritten by the next run of
+     * the test, and a rare failure must survive the reruns that try to reproduce it); returns a line naming
+     * it, or saying why it could not be written.
+     */
+    private static String keep(String report, Plan plan, List<Path> shared, Path aioFile, CharSequence done) {
+        Path dir = Path.of(System.getProperty(REPORTS_PROPERTY, "target/coherence-failures")).toAbsolutePath();
+        String stamp = java.time.format.DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'")
+                .format(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+        try {
+            Files.createDirectories(dir);
+            Path file = Files.createTempFile(dir, "coherence-" + stamp + "-", ".txt"); // unique: never overwrites
+            Files.writeString(file, "coherence stress failed at " + java.time.Instant.now() + "\nplan " + plan
+                    + "\nfiles " + shared + ", aio " + aioFile + "\nprocess " + ProcessHandle.current().pid()
+                    + ", ops of the processes that finished clean" + (done.isEmpty() ? ": none" : done)
+                    + "\n\n" + report);
+            return "(report kept in " + file + ")\n";
+        } catch (IOException | RuntimeException e) {
+            return "(report not kept: " + e + ")\n";
         }
     }
 
