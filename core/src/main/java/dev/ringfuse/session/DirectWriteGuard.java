@@ -14,7 +14,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * that ran readahead in between brought the old bytes back into the cache, where they stay (KEEP_CACHE).
  *
  * <p>So before the reply to a direct WRITE leaves, the range is invalidated (NOTIFY_INVAL_INODE) when the
- * node may hold cached pages, that is when a buffered READ of it was ever answered. The invalidation waits
+ * node may hold cached pages, that is when a buffered READ of it ever arrived. That is decided when the reply
+ * is given, after the filesystem applied the write, not when the WRITE arrives: the first buffered READ of a
+ * node could arrive after the WRITE, be served before the write is applied (another thread, another queue)
+ * and leave the old bytes cached, with nothing marked yet when the WRITE was looked at (the zeros the pool's
+ * stress read back once). A READ marked after the reply's check arrived after the write was applied (the
+ * mark precedes its read, the check follows the write), so it reads the new bytes. The invalidation waits
  * for the folio locks of reads in flight, and those reads need transport threads: it therefore runs on its
  * own threads, never on the one that served the WRITE, and the reply follows it from there.
  *
@@ -59,6 +64,11 @@ final class DirectWriteGuard {
         return (fileFlags & O_DIRECT) != 0;
     }
 
+    /** A WRITE that bypasses the page cache (O_DIRECT, not writeback): its reply may need an invalidation. */
+    static boolean direct(int fileFlags, int writeFlags) {
+        return direct(fileFlags) && (writeFlags & WRITE_CACHE) == 0;
+    }
+
     private static int slot(long nodeid) {
         return (int) ((nodeid * 0x9E3779B97F4A7C15L) >>> 48);
     }
@@ -71,9 +81,11 @@ final class DirectWriteGuard {
         if ((cached.get(s >>> 6) & bit) == 0) cached.getAndUpdate(s >>> 6, w -> w | bit);
     }
 
-    /** Whether the reply to this WRITE must wait for an invalidation of its range. */
-    boolean needsInvalidation(long nodeid, int fileFlags, int writeFlags) {
-        if (!direct(fileFlags) || (writeFlags & WRITE_CACHE) != 0) return false;
+    /**
+     * Whether the node may have pages cached, so that the reply to a direct WRITE of it must wait for an
+     * invalidation of its range. Asked when the reply is given, after the write was applied (class comment).
+     */
+    boolean mayBeCached(long nodeid) {
         int s = slot(nodeid);
         return (cached.get(s >>> 6) & (1L << (s & 63))) != 0;
     }
@@ -83,11 +95,7 @@ final class DirectWriteGuard {
         if (held.incrementAndGet() > maxHeld) {
             held.decrementAndGet();
             send.run();
-            try {
-                threads.execute(() -> invalidate(f));
-            } catch (RuntimeException rejected) { // shut down: the session is ending
-                // nothing left to keep coherent
-            }
+            invalidateLater(f);
             return;
         }
         try {
@@ -102,6 +110,15 @@ final class DirectWriteGuard {
         } catch (RuntimeException rejected) { // shut down: the session is ending
             held.decrementAndGet();
             send.run();
+        }
+    }
+
+    /** Invalidates the write's range from a guard thread, after its reply went (a reply that could not be held). */
+    void invalidateLater(InFlight f) {
+        try {
+            threads.execute(() -> invalidate(f));
+        } catch (RuntimeException rejected) { // shut down: the session is ending
+            // nothing left to keep coherent
         }
     }
 

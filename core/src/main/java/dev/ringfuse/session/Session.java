@@ -132,8 +132,10 @@ public final class Session implements RequestHandler {
                 Dispatch.limit(r), op == Opcode.COPY_FILE_RANGE_64);
         switch (r) {
             case Request.Read q when q.kind() == Request.Read.Kind.FILE -> directWrites.read(q.nodeid(), q.flags());
-            case Request.Write q when directWrites.needsInvalidation(q.nodeid(), q.flags(), q.writeFlags()) ->
-                    f.invalidateBeforeReply(q.nodeid(), q.offset(), q.data().byteSize());
+            // whether its reply waits for an invalidation is decided at the reply, once the write is applied:
+            // a buffered READ that arrives meanwhile may be served first and cache the old bytes
+            case Request.Write q when DirectWriteGuard.direct(q.flags(), q.writeFlags()) ->
+                    f.directWrite(q.nodeid(), q.offset(), q.data().byteSize());
             default -> { }
         }
         inflight.add(f);
@@ -148,8 +150,8 @@ public final class Session implements RequestHandler {
             CLEANER.register(h, f);
             return true;
         }
-        // a guarded direct WRITE's reply always leaves later, from a guard thread or with recycle (see reply)
-        return f.invalLength > 0;
+        // a direct WRITE's reply held for an invalidation leaves later, from a guard thread (see reply)
+        return f.invalLength > 0 && f.bufferHeld();
     }
 
     private void answerIfOpen(ReplyHandle h, int errno, Throwable t) {
@@ -176,15 +178,17 @@ public final class Session implements RequestHandler {
     void reply(InFlight f, int error, int len, boolean recycle) {
         f.done = true;
         inflight.remove(f);
-        if (f.invalLength > 0) { // dispatch left the buffer to us even for a reply from inside the callback
-            if (error == 0 && !ended) {
+        if (f.invalLength > 0 && error == 0 && !ended && directWrites.mayBeCached(f.invalNode)) {
+            // the write is applied now: a READ not marked yet arrived after it and reads the new bytes
+            if (recycle || f.holdBuffer()) {
                 directWrites.invalidateThenReply(f, () -> {
                     f.exchange.send(f.unique, error, len, true);
                     replied(f, error, len);
                 });
-            } else {
-                f.exchange.send(f.unique, error, len, true);
+            } else { // answered from another thread after dispatch gave the buffer back: no holding it now
+                f.exchange.send(f.unique, error, len, false);
                 replied(f, error, len);
+                directWrites.invalidateLater(f);
             }
             return;
         }

@@ -46,6 +46,18 @@ public final class CoherenceStress {
     private static final Pattern OK = Pattern.compile("ok \\w+ (\\d+) ops");
     /** System property overriding every stress's duration, in seconds (the soak script sets it). */
     public static final String SECONDS_PROPERTY = "ringfuse.coherence.seconds";
+    /**
+     * System property naming the directory a failed run's report is kept in (default
+     * {@code target/coherence-failures} under the working directory, which is the module's under surefire).
+     */
+    public static final String REPORTS_PROPERTY = "ringfuse.coherence.reports";
+    /**
+     * System property: the longest round of {@link #inDirectory}, in seconds (default 10). Each round runs on
+     * new files, because some windows open only while a file is new: the first direct write to a file
+     * before any buffered READ of it was the only one exposed in session 4 (core/DESIGN.md), and a soak of one
+     * 30-minute round would have crossed that window three times.
+     */
+    public static final String ROUND_PROPERTY = "ringfuse.coherence.round.seconds";
 
     /**
      * How many processes of each kind, for how long.
@@ -105,24 +117,55 @@ public final class CoherenceStress {
     }
 
     /**
-     * Creates three files in {@code dir} (256,000 and 512,000 bytes for the lockers and direct writers, 640 KiB
-     * for the aio rewriter) and runs {@code plan} on them.
+     * Runs {@code plan} in rounds of at most 10 seconds (system property {@value #ROUND_PROPERTY}), each on three new
+     * files in {@code dir} (256,000 and 512,000 bytes for the lockers and direct writers, 640 KiB for the aio
+     * rewriter), deleted after the round; the rounds together last the plan's duration.
      */
     public static void inDirectory(Path dir, Plan plan) throws IOException, InterruptedException {
-        Path a = dir.resolve("coherence-a"), b = dir.resolve("coherence-b"), c = dir.resolve("coherence-c");
-        Files.write(a, new byte[256_000]);
-        Files.write(b, new byte[512_000]);
-        Files.write(c, new byte[640 << 10]);
-        run(plan, List.of(a, b), c);
+        long roundNanos = Duration.ofSeconds(Long.parseLong(System.getProperty(ROUND_PROPERTY, "10").trim())).toNanos();
+        if (roundNanos <= 0) throw new IllegalArgumentException(ROUND_PROPERTY + " must be at least 1");
+        long start = System.nanoTime(), end = start + plan.duration().toNanos();
+        Tally total = new Tally();
+        int round = 0;
+        do {
+            // the last round takes what is left, but no stub: a python worker needs a moment to start
+            long left = end - System.nanoTime();
+            long nanos = left - roundNanos < 2_000_000_000L ? Math.max(left, 1_000_000_000L) : roundNanos;
+            Plan p = new Plan(Duration.ofNanos(nanos), plan.lockers(), plan.directWriters(), plan.aioWriters(), plan.readers());
+            Path a = dir.resolve("coherence-a-" + round), b = dir.resolve("coherence-b-" + round), c = dir.resolve("coherence-c-" + round);
+            Files.write(a, new byte[256_000]);
+            Files.write(b, new byte[512_000]);
+            Files.write(c, new byte[640 << 10]);
+            run(p, List.of(a, b), c, total);
+            for (Path f : List.of(a, b, c)) Files.delete(f);
+            round++;
+        } while (end - System.nanoTime() > 0);
+        total.log(dir, System.nanoTime() - start, round);
     }
 
     /** Runs {@code plan} on one existing file of at least 1 MiB (lockers, aio rewriter and readers share it). */
     public static void onFile(Path file, Plan plan) throws IOException, InterruptedException {
         if (Files.size(file) < (1 << 20)) throw new IllegalArgumentException(file + " is smaller than 1 MiB");
-        run(plan, List.of(file), file);
+        long start = System.nanoTime();
+        Tally t = new Tally();
+        run(plan, List.of(file), file, t);
+        t.log(file, System.nanoTime() - start, 1);
     }
 
-    private static void run(Plan plan, List<Path> shared, Path aioFile) throws IOException, InterruptedException {
+    /** Writes read back and compared, and operations per process, over the rounds of one stress. */
+    private static final class Tally {
+        long checked;
+        final java.util.Map<String, Long> ops = new java.util.LinkedHashMap<>();
+
+        void log(Path where, long nanos, int rounds) {
+            StringBuilder per = new StringBuilder();
+            ops.forEach((label, n) -> per.append(", ").append(label).append(' ').append(n));
+            LOG.log(System.Logger.Level.INFO, "coherence stress on " + where + ": " + checked + " writes read back and compared in "
+                    + nanos / 1_000_000_000L + " s, " + rounds + (rounds == 1 ? " round" : " rounds") + " (ops per process" + per + ")");
+        }
+    }
+
+    private static void run(Plan plan, List<Path> shared, Path aioFile, Tally total) throws IOException, InterruptedException {
         Path script = worker();
         String seconds = String.valueOf(plan.duration().toMillis() / 1000.0);
         List<Procs.Child> children = new ArrayList<>();
@@ -138,6 +181,7 @@ public final class CoherenceStress {
             StringBuilder failures = new StringBuilder();
             StringBuilder done = new StringBuilder();
             long checked = 0;
+            long[] ops = new long[children.size()];
             for (int i = 0; i < children.size(); i++) {
                 Procs.Result r = children.get(i).await(plan.duration().plusSeconds(60));
                 Matcher ok = OK.matcher(r.out());
@@ -146,18 +190,43 @@ public final class CoherenceStress {
                             .append(r.out()).append(r.err()).append('\n');
                     continue;
                 }
-                long ops = Long.parseLong(ok.group(1));
-                done.append(", ").append(labels.get(i)).append(' ').append(ops);
-                if (!labels.get(i).startsWith("reader")) checked += ops;
+                ops[i] = Long.parseLong(ok.group(1));
+                done.append(", ").append(labels.get(i)).append(' ').append(ops[i]);
+                if (!labels.get(i).startsWith("reader")) checked += ops[i];
             }
-            if (!failures.isEmpty()) throw new AssertionError("data read back differs from what was written:\n" + failures);
+            if (!failures.isEmpty()) {
+                String report = "data read back differs from what was written:\n" + failures;
+                throw new AssertionError(keep(report, plan, shared, aioFile, done) + report);
+            }
             // the lockers and writers check what they wrote; a run in which they did nothing proved nothing
             if (checked == 0) throw new AssertionError("no write was read back in " + plan.duration() + done);
-            LOG.log(System.Logger.Level.INFO, "coherence stress on " + shared.getFirst().getParent() + ": " + checked
-                    + " writes read back and compared in " + plan.duration().toSeconds() + " s (ops per process" + done + ")");
+            total.checked += checked;
+            for (int i = 0; i < labels.size(); i++) total.ops.merge(labels.get(i), ops[i], Long::sum);
         } finally {
             children.forEach(Procs.Child::close);
             Files.deleteIfExists(script);
+        }
+    }
+
+    /**
+     * Writes a failed run's report to a file of its own (surefire's reports are overwritten by the next run of
+     * the test, and a rare failure must survive the reruns that try to reproduce it); returns a line naming
+     * it, or saying why it could not be written.
+     */
+    private static String keep(String report, Plan plan, List<Path> shared, Path aioFile, CharSequence done) {
+        Path dir = Path.of(System.getProperty(REPORTS_PROPERTY, "target/coherence-failures")).toAbsolutePath();
+        String stamp = java.time.format.DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss'Z'")
+                .format(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+        try {
+            Files.createDirectories(dir);
+            Path file = Files.createTempFile(dir, "coherence-" + stamp + "-", ".txt"); // unique: never overwrites
+            Files.writeString(file, "coherence stress failed at " + java.time.Instant.now() + "\nplan " + plan
+                    + "\nfiles " + shared + ", aio " + aioFile + "\nprocess " + ProcessHandle.current().pid()
+                    + ", ops of the processes that finished clean" + (done.isEmpty() ? ": none" : done)
+                    + "\n\n" + report);
+            return "(report kept in " + file + ")\n";
+        } catch (IOException | RuntimeException e) {
+            return "(report not kept: " + e + ")\n";
         }
     }
 

@@ -21,11 +21,40 @@ me = os.getpid()
 ops = 0
 
 
+def differing(want, got):
+    """The runs [start, end) where got differs from want (a missing tail counts), and what got holds there."""
+    runs, k, n = [], 0, len(want)
+    while k < n:
+        if k < len(got) and got[k] == want[k]:
+            k += 1
+            continue
+        start = k
+        while k < n and (k >= len(got) or got[k] != want[k]):
+            k += 1
+        part = bytes(got[start:min(k, len(got))])
+        runs.append((start, k, "missing" if not part else "zeros" if part.count(0) == len(part) else repr(part[:16])))
+    return runs
+
+
 def corrupt(what, path, off, want, got):
-    i = next((k for k in range(min(len(want), len(got))) if want[k] != got[k]), min(len(want), len(got)))
-    print("CORRUPT %s %s: %d bytes at file offset %d differ from offset %d (pid %d, op %d)\n"
-          "    expected: %r\n    actual:   %r" % (what, path, len(want), off, off + i, me, ops,
-                                                 bytes(want[i:i + 32]), bytes(got[i:i + 32])), flush=True)
+    runs = differing(want, got)
+    i = runs[0][0] if runs else min(len(want), len(got))
+    lines = ["CORRUPT %s %s: %d bytes at file offset %d differ from offset %d (pid %d, op %d, %.3f s to go)"
+             % (what, path, len(want), off, off + i, me, ops, deadline - time.monotonic()),
+             "    expected: %r" % bytes(want[i:i + 32]), "    actual:   %r" % bytes(got[i:i + 32]),
+             "    %d bytes read, %d differ in %d runs (file offsets): %s" % (
+                 len(got), sum(e - s for s, e, _ in runs), len(runs),
+                 ", ".join("[%d, %d) %s" % (off + s, off + e, d) for s, e, d in runs[:8]))]
+    # the region is still locked: read it again to tell a stale page cache from wrong bytes at the server
+    for how, read in (("again buffered", read_new_fd), ("again O_DIRECT", read_direct)):
+        try:
+            again = read(path, off, len(want))
+            lines.append("    read %s: %s" % (how, "as written" if again == want else
+                                               "differs in %d runs, first %s" % (len(differing(want, again)),
+                                                                                  differing(want, again)[:1])))
+        except OSError as e:
+            lines.append("    read %s: %s" % (how, e))
+    print("\n".join(lines), flush=True)
     sys.exit(3)
 
 
