@@ -41,6 +41,8 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     final FileData data;
     private final ConcurrentHashMap<Long, Boolean> appendHandles = new ConcurrentHashMap<>();
     private final AtomicLong nextFh = new AtomicLong(1);
+    /** Open handles per regular file, counted only under the writeback cache (see {@link #openFiles}). */
+    private final ConcurrentHashMap<Long, Integer> openCounts = new ConcurrentHashMap<>();
     /** The kernel's notifier, once INIT has given it (see {@link #dropCachedAttributes}). */
     volatile Notifier notifier;
     /** POSIX_ACL and DONT_MASK were granted; set once in INIT. */
@@ -96,7 +98,16 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
         // only appends need remembering; under the writeback cache the kernel places appends itself, and
         // writes back pages of any descriptor through whichever handle it picks
         if ((flags & O_APPEND) != 0 && !writeback) appendHandles.put(fh, true);
+        if (writeback) openCounts.merge(ino, 1, Integer::sum);
         return fh;
+    }
+
+    /**
+     * Regular files the kernel holds open (a shared mapping keeps its file open), under the writeback cache;
+     * 0 without it. A rollback cannot reach their size in the kernel (RollbackInvalidation).
+     */
+    int openFiles() {
+        return openCounts.size();
     }
 
     @Override
@@ -172,6 +183,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock,
                         StatusReply reply) {
         appendHandles.remove(fh);
+        if (writeback) openCounts.computeIfPresent(nodeid, (k, v) -> v > 1 ? v - 1 : null);
         reply.ok();
     }
 
