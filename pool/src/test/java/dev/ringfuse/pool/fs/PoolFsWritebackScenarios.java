@@ -3,9 +3,7 @@ package dev.ringfuse.pool.fs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.ringfuse.TransportKind;
 import dev.ringfuse.testkit.Feature;
-import dev.ringfuse.testkit.FuseMount;
 import dev.ringfuse.testkit.internal.Check;
 import dev.ringfuse.testkit.internal.Libc;
 import java.nio.channels.FileChannel;
@@ -16,23 +14,14 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The POSIX suite on a pool dataset mounted with the kernel's writeback cache (io_uring). Claimed: all that
+ * The POSIX suite on a pool dataset mounted with the kernel's writeback cache. Claimed: all that
  * {@link PoolFsScenarios} claims but SEEK_HOLE, which the pool refuses (ENOSYS) under the writeback cache.
  * One difference (pool/DESIGN.md, "Writeback cache"): st_blocks counts only the bytes that reached the pool,
  * not pages still dirty in the kernel, so the fallocate scenario measures its punch after an fsync.
  */
-class PoolFsWritebackScenariosTest extends PoolFsScenarios {
-    @RegisterExtension
-    static final FuseMount MOUNT = mount(TransportKind.URING, true);
-
-    @Override
-    FuseMount fuseMount() {
-        return MOUNT;
-    }
-
+abstract class PoolFsWritebackScenarios extends PoolFsScenarios {
     @Override
     protected Set<Feature> features() {
         return EnumSet.complementOf(EnumSet.of(Feature.PREALLOCATE, Feature.SEEK_HOLE));
