@@ -136,7 +136,7 @@ def prepare(rn, args, peer, cmds):
         else:
             live.dataset = pool_peers.setup_pool(peer, image, args.size, rn.ringfuse, rn.env, rn.setup_commands)
             jfr = os.path.join(os.path.abspath(args.jfr), peer.name + ".jfr") if args.jfr else None
-            argv = pool_peers.pool_server_argv(rn.ringfuse, live.dataset, live.mnt, jfr)
+            argv = pool_peers.pool_server_argv(rn.ringfuse, live.dataset, live.mnt, jfr, peer.mount_opts)
             log_path = os.path.join(rn.logs, peer.name + ".log")
             live.proc = start_server(rn.cleanup, argv, live.mnt, log_path, {"RINGFUSE_POOLS": rn.env["RINGFUSE_POOLS"]})
             rec["server_command"] = " ".join(argv).replace(rn.work, "<work>")
@@ -256,7 +256,7 @@ def main(argv):
     if os.geteuid() != 0:
         sys.exit("ringfuse bench pool: run as root (loop devices, mounts, drop_caches)")
     known = {p.name: p for p in pool_peers.PEERS}
-    chosen = pool_peers.PEERS
+    chosen = [p for p in pool_peers.PEERS if p.default]
     if args.only:
         names = [s.strip() for s in args.only.split(",") if s.strip()]
         bad = [n for n in names if n not in known]

@@ -21,10 +21,12 @@ class PeerError(Exception):
 
 
 class Peer:
-    def __init__(self, name, label, kind, mkfs=None, mount_opts=None, compression=None, compare=None):
+    def __init__(self, name, label, kind, mkfs=None, mount_opts=None, compression=None, compare=None,
+                 default=True):
         self.name, self.label, self.kind = name, label, kind          # kind: "kernel" or "pool"
-        self.mkfs, self.mount_opts, self.compression = mkfs, mount_opts, compression
+        self.mkfs, self.mount_opts, self.compression = mkfs, mount_opts, compression  # pool: -o of the mount
         self.compare = compare   # the btrfs peer it is measured against (targets), for pool peers
+        self.default = default   # in a run without --only
 
 
 PEERS = [
@@ -36,6 +38,9 @@ PEERS = [
          "noatime,compress=lzo"),
     Peer("pool-off", "ringfuse pool, compression=off", "pool", compression="off", compare="btrfs"),
     Peer("pool-lz4", "ringfuse pool, compression=lz4", "pool", compression="lz4", compare="btrfs-lzo"),
+    # the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"): only when named in --only
+    Peer("pool-off-wb", "ringfuse pool, compression=off, -o writeback", "pool", mount_opts="writeback",
+         compression="off", compare="btrfs", default=False),
 ]
 
 
@@ -92,12 +97,13 @@ def setup_pool(peer, image, size, ringfuse, env, commands):
     checked([ringfuse, "fs", "create", f"{name}/bench", "-o", f"compression={peer.compression}"], timeout=300, env=env)
     commands.append(f"# {peer.name}\n./ringfuse pool create {name} IMG --size {size}\n"
                     f"./ringfuse fs create {name}/bench -o compression={peer.compression}\n"
-                    f"./ringfuse mount pool {name}/bench MNT   # the server, in the foreground")
+                    f"./ringfuse mount pool {name}/bench MNT{' -o ' + peer.mount_opts if peer.mount_opts else ''}"
+                    "   # the server, in the foreground")
     return f"{name}/bench"
 
 
-def pool_server_argv(ringfuse, dataset, mnt, jfr=None):
-    return [ringfuse, "mount", "pool", dataset, mnt] + (["--jfr", jfr] if jfr else [])
+def pool_server_argv(ringfuse, dataset, mnt, jfr=None, opts=None):
+    return [ringfuse, "mount", "pool", dataset, mnt] + (["-o", opts] if opts else []) + (["--jfr", jfr] if jfr else [])
 
 
 def stats_socket(mnt):

@@ -19,14 +19,17 @@ final class Filesystems {
         return source.replaceFirst("\\?.*", "").replace(',', '_');
     }
 
-    /** Opens the registered pool of {@code POOL/NAME} and serves the dataset; the filesystem owns the pool. */
-    static LowLevelFileSystem poolDataset(String source) {
+    /**
+     * Opens the registered pool of {@code POOL/NAME} and serves the dataset; the filesystem owns the pool. With
+     * {@code writeback} it asks for the kernel's writeback cache.
+     */
+    static LowLevelFileSystem poolDataset(String source, boolean writeback) {
         if (source == null || !source.contains("/")) throw new IllegalArgumentException("pool takes POOL/NAME <mountpoint>");
         try {
             var admin = PoolCommand.admin();
             dev.ringfuse.pool.txg.Pool p = admin.open(source.substring(0, source.indexOf('/')));
             try {
-                var live = new dev.ringfuse.pool.fs.PoolFs(p.dataset(source), true);
+                var live = new dev.ringfuse.pool.fs.PoolFs(p.dataset(source), true, 5, writeback);
                 // snapshot, rollback and clone of a mounted pool are done by this process (it holds the devices)
                 return new dev.ringfuse.pool.fs.SnapshotDirFs(live, admin.control(p));
             } catch (java.io.IOException | RuntimeException e) {

@@ -27,6 +27,8 @@ import picocli.CommandLine.Parameters;
                 "    (default one per 4 KiB of size), mode=OCTAL, uid=N, gid=N (of the root directory)",
                 "  volume: size=, create, resizable, passthrough=auto|on|off, io=inline|async|sync, rings=N",
                 "  passthrough: passthrough=auto|on|off",
+                "  pool: writeback (the kernel's writeback cache: write(2) fills the page cache, pages reach",
+                "    the pool later in whole pages; fsync still commits; SEEK_DATA/SEEK_HOLE then see no holes)",
                 "An unknown option is refused with its name. A non-empty mount point is mounted over (as",
                 "mount(8) and libfuse 3 do) with a note: its entries are hidden until the unmount."})
 final class MountCommand implements Callable<Integer> {

@@ -32,6 +32,8 @@ final class MountSpec {
     final MountOptions options;
     private final MemFs.Options.Builder memfs = MemFs.Options.builder();
     private final VolumeCliOptions volume;
+    /** pool: -o writeback, the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"). */
+    private boolean poolWriteback;
     /** Held until the process ends (see {@link #create}). */
     @SuppressWarnings("unused")
     private ExclusiveUse sourceClaim;
@@ -60,7 +62,11 @@ final class MountSpec {
             }
             case volume -> takeVolume(opts);
             case passthrough -> takePassthrough(opts);
-            case sql, pool -> opts;
+            case pool -> {
+                poolWriteback = opts.remove("writeback");
+                yield opts;
+            }
+            case sql -> opts;
         };
         if (Libc.getuid() != 0) {
             for (String p : List.of("dev", "suid")) {
@@ -99,7 +105,7 @@ final class MountSpec {
                 if (source == null) throw new IllegalArgumentException("sql takes <database file or JDBC URL> <mountpoint>");
                 yield dev.ringfuse.sqlfs.SqlFs.open(dev.ringfuse.sqlfs.SqlFsOptions.of(source));
             }
-            case pool -> Filesystems.poolDataset(source);
+            case pool -> Filesystems.poolDataset(source, poolWriteback);
         };
     }
 

@@ -68,6 +68,8 @@ class MountOptionsCliTest {
         }
         Procs.Result r = Cli.run("mount", "memfs", mnt().toString(), "-o", "mode=99");
         assertTrue(r.err().contains("mode=99: expected an octal mode"), r.err());
+        r = Cli.run("mount", "memfs", mnt().toString(), "-o", "writeback"); // the pool's option only
+        assertTrue(r.err().contains("unknown mount option \"writeback"), r.err());
     }
 
     @Test

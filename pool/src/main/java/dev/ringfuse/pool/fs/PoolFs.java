@@ -47,6 +47,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     private final boolean ownsPool;
 
     private final int commitSeconds;
+    private final boolean wantWriteback;
 
     /** Serves {@code ds}; with {@code ownsPool} the pool is closed (committed) when the filesystem is destroyed. */
     public PoolFs(Dataset ds, boolean ownsPool) throws IOException {
@@ -55,9 +56,18 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
 
     /** As above, committing every {@code commitSeconds} (0: only on fsync, dirty-data limit and unmount). */
     public PoolFs(Dataset ds, boolean ownsPool, int commitSeconds) throws IOException {
+        this(ds, ownsPool, commitSeconds, false);
+    }
+
+    /**
+     * As above; with {@code writeback} the kernel's writeback cache is asked for (DESIGN.md, "Writeback cache"):
+     * write(2) fills the page cache and the kernel sends whole pages later, owning size and mtime meanwhile.
+     */
+    public PoolFs(Dataset ds, boolean ownsPool, int commitSeconds, boolean writeback) throws IOException {
         super(ds);
         this.ownsPool = ownsPool;
         this.commitSeconds = commitSeconds;
+        this.wantWriteback = writeback && !ds.readOnly();
         if (!ds.readOnly()) ds.resetHook(new RollbackInvalidation(this));
         pool.lock().lock();
         try {
@@ -97,6 +107,8 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         // every data change comes through this kernel; AUTO_INVAL_DATA would drop pages whose write is still
         // on its way here, and a read in between caches the old bytes (DESIGN.md, "Page cache coherence")
         init.wanted().remove(Capability.AUTO_INVAL_DATA);
+        // only on request: lseek's SEEK_DATA/SEEK_HOLE go, and dirty pages reach the pool only at writeback
+        writeback = wantWriteback && init.want(Capability.WRITEBACK_CACHE);
         // the kernel enforces ACLs and caches them; with DONT_MASK it leaves the umask to the pool, which a
         // parent's default ACL replaces (Acls.inherit)
         acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);

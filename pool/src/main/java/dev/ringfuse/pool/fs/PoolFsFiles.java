@@ -29,6 +29,8 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     static final long ATTR_NANOS = 1_000_000_000L;
     static final long DIRTY_LIMIT = 64L << 20;
     static final int O_TRUNC = 01000, O_APPEND = 02000;
+    /** fuse_write_in.write_flags: the write comes from the page cache (mmap, or the writeback cache). */
+    static final int WRITE_CACHE = 1;
     static final int FALLOC_KEEP_SIZE = 1, FALLOC_PUNCH_HOLE = 2;
     /** OpenZFS's zfs_fallocate_reserve_percent: fallocate wants this much of its length available. */
     static final long FALLOCATE_RESERVE_PERCENT = 110;
@@ -40,10 +42,14 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     final FileData data;
     private final ConcurrentHashMap<Long, Boolean> appendHandles = new ConcurrentHashMap<>();
     private final AtomicLong nextFh = new AtomicLong(1);
+    /** Open handles per regular file, counted only under the writeback cache (see {@link #openFiles}). */
+    private final ConcurrentHashMap<Long, Integer> openCounts = new ConcurrentHashMap<>();
     /** The kernel's notifier, once INIT has given it (see {@link #dropCachedAttributes}). */
     volatile Notifier notifier;
     /** POSIX_ACL and DONT_MASK were granted; set once in INIT. */
     volatile boolean acl;
+    /** The kernel's writeback cache was granted; set once in INIT. The kernel then decides offsets (O_APPEND). */
+    volatile boolean writeback;
 
     PoolFsFiles(Dataset ds) {
         this.ds = ds;
@@ -90,8 +96,19 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     long openHandle(long ino, int flags) {
         long fh = nextFh.getAndIncrement();
-        if ((flags & O_APPEND) != 0) appendHandles.put(fh, true); // only appends need remembering
+        // only appends need remembering; under the writeback cache the kernel places appends itself, and
+        // writes back pages of any descriptor through whichever handle it picks
+        if ((flags & O_APPEND) != 0 && !writeback) appendHandles.put(fh, true);
+        if (writeback) openCounts.merge(ino, 1, Integer::sum);
         return fh;
+    }
+
+    /**
+     * Regular files the kernel holds open (a shared mapping keeps its file open), under the writeback cache;
+     * 0 without it. A rollback cannot reach their size in the kernel (RollbackInvalidation).
+     */
+    int openFiles() {
+        return openCounts.size();
     }
 
     @Override
@@ -114,10 +131,15 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
         long[] dirty = new long[1];
         locked(() -> {
             Inode n = file(nodeid);
-            long at = Boolean.TRUE.equals(appendHandles.get(fh)) ? n.size : offset;
+            // a page written back (WRITE_CACHE: mmap, or the writeback cache) goes where it belongs, whatever
+            // the handle the kernel lent it: an O_APPEND handle's writes go to the end only when they are its own
+            boolean append = (writeFlags & WRITE_CACHE) == 0 && Boolean.TRUE.equals(appendHandles.get(fh));
+            long at = append ? n.size : offset;
             data.write(n, at, src, len);
             boolean killed = (writeFlags & WRITE_KILL_SUIDGID) != 0 && killPrivileges(ctx, n);
-            n.touchTimes(true, true);
+            // under the writeback cache the kernel stamped mtime and ctime at write(2) and sends them by SETATTR,
+            // before or after its pages: the time the pages arrive here is not the file's
+            if (killed || !writeback || (writeFlags & WRITE_CACHE) == 0) n.touchTimes(true, true);
             inodes.put(n);
             dirty[0] = data.dirtyBytes();
             if (killed) dropCachedAttributes(n.ino);
@@ -176,6 +198,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock,
                         StatusReply reply) {
         appendHandles.remove(fh);
+        if (writeback) openCounts.computeIfPresent(nodeid, (k, v) -> v > 1 ? v - 1 : null);
         reply.ok();
     }
 
@@ -254,8 +277,14 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     }
 
 
+    /**
+     * SEEK_DATA/SEEK_HOLE from the blocks. Under the writeback cache ENOSYS: the kernel neither writes dirty pages
+     * back before asking nor lets the pool know its size, so the pool's holes may hold data not yet sent; after
+     * ENOSYS the kernel answers from its own size (all data) for the connection's life, as memfs.
+     */
     @Override
     public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
+        if (writeback) throw new FuseException(Errno.ENOSYS);
         locked(() -> {
             if (whence != 3 && whence != 4) throw new FuseException(Errno.EINVAL);
             Inode n = file(nodeid);

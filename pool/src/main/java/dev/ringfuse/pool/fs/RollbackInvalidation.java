@@ -27,8 +27,21 @@ final class RollbackInvalidation implements Snapshots.ResetHook {
         this.fs = fs;
     }
 
+    /**
+     * Refuses (before anything changed) while files are open on a mount with the writeback cache: the kernel
+     * then owns a regular file's size and takes none from the pool while it holds the inode (a rollback that
+     * shrank a file held open showed the old length, the rest as zeros, even after the close), and pages
+     * written before the rollback would be written back into the state after it. Closed files have no dirty
+     * pages (the kernel writes them back at close) and are forgotten with their names, as without the cache.
+     */
     @Override
     public void beforeReset() throws IOException {
+        int open = fs.openFiles();
+        if (open > 0) {
+            throw new IOException("'" + fs.ds.name() + "' is mounted with the writeback cache and " + open
+                    + (open == 1 ? " file is" : " files are") + " open on it (the kernel keeps an open file's size):"
+                    + " close them, or unmount, and retry");
+        }
         inodes.clear();
         names.clear();
         next = fs.inodes.nextNumbers();

@@ -49,8 +49,25 @@ class MountedCrashTest {
         assertTrue(cutInFsync >= POINTS / 4, "most points cut the power during the workload: " + cutInFsync);
     }
 
-    /** Returns true when the power cut hit an fsync (rather than the final commit at unmount). */
+    /**
+     * The same under the kernel's writeback cache: each close(2) writes the file's pages back and each fsync
+     * commits them, so the states are the same (pool/DESIGN.md, "Writeback cache").
+     */
+    @Test
+    void randomPowerCutsUnderAMountWithWritebackCache() throws Exception {
+        int cutInFsync = CrashPoints.run("mounted-writeback", POINTS, CrashPoints.master(),
+                (seed, mode) -> onePoint(seed, mode, true) ? 1 : 0);
+        System.out.println("mounted crash points with the writeback cache: " + POINTS + ", power cut inside an fsync: "
+                + cutInFsync);
+        assertTrue(cutInFsync >= POINTS / 4, "most points cut the power during the workload: " + cutInFsync);
+    }
+
     static boolean onePoint(long seed, CrashDevice.Mode mode) throws Exception {
+        return onePoint(seed, mode, false);
+    }
+
+    /** Returns true when the power cut hit an fsync (rather than the final commit at unmount). */
+    static boolean onePoint(long seed, CrashDevice.Mode mode, boolean writeback) throws Exception {
         Random rnd = new Random(seed);
         CrashDevice dev = new CrashDevice(new MemoryDevice("m", 128L << 20));
         Pool pool = Pool.create("c", List.<BlockDevice>of(dev));
@@ -61,7 +78,7 @@ class MountedCrashTest {
         TreeMap<String, byte[]> model = new TreeMap<>();
         TreeMap<String, byte[]> lastGood = new TreeMap<>();
         TreeMap<String, byte[]>[] attempt = new TreeMap[] {null};
-        PoolFs fs = new PoolFs(pool.dataset("c/d"), false, 0); // commits only at fsync: each is a known state
+        PoolFs fs = new PoolFs(pool.dataset("c/d"), false, 0, writeback); // commits only at fsync: each is a known state
         Mount m = MountedFsKit.withTimeout(Duration.ofSeconds(30), mp, () -> Fuse.mount(mp, fs, MountOptions.defaults()));
         try {
             MountedFsKit.withTimeout(Duration.ofSeconds(120), mp, () -> {

@@ -24,6 +24,11 @@ abstract class PoolFsScenarios extends PosixScenarios {
     static final Path ENABLE_URING = Path.of("/sys/module/fuse/parameters/enable_uring");
 
     static PoolFs newFs() {
+        return newFs(false);
+    }
+
+    /** With {@code writeback} the dataset asks for the kernel's writeback cache. */
+    static PoolFs newFs(boolean writeback) {
         try {
             Path dir = Files.createTempDirectory("poolfs");
             Path img = dir.resolve("pool.img");
@@ -33,14 +38,18 @@ abstract class PoolFsScenarios extends PosixScenarios {
             img.toFile().deleteOnExit();
             dir.toFile().deleteOnExit();
             Pool pool = Pool.create("scen", List.<BlockDevice>of(UringBlockDevice.open(img)));
-            return new PoolFs(pool.createDataset("scen/fs", Map.of("compression", "lz4")), true);
+            return new PoolFs(pool.createDataset("scen/fs", Map.of("compression", "lz4")), true, 5, writeback);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     static FuseMount mount(TransportKind transport) {
-        FuseMount m = FuseMount.of(PoolFsScenarios::newFs)
+        return mount(transport, false);
+    }
+
+    static FuseMount mount(TransportKind transport, boolean writeback) {
+        FuseMount m = FuseMount.of(() -> newFs(writeback))
                 .options(MountOptions.defaults().withAllowOther(true).withTransport(transport))
                 .timeout(Duration.ofMinutes(4))
                 .freshDirectories(false);
