@@ -43,8 +43,8 @@ final class Acls {
 
     /** Stores the ACLs {@link #inherit} gave the new node {@code ino}. */
     static void apply(Connection c, long ino, Inherited in) throws SQLException {
-        if (in.access() != null) put(c, ino, PosixAcl.ACCESS, in.access());
-        if (in.dflt() != null) put(c, ino, PosixAcl.DEFAULT, in.dflt());
+        if (in.access() != null) Xattrs.put(c, ino, PosixAcl.ACCESS, in.access());
+        if (in.dflt() != null) Xattrs.put(c, ino, PosixAcl.DEFAULT, in.dflt());
     }
 
     /**
@@ -58,7 +58,7 @@ final class Acls {
         PosixAcl acl = PosixAcl.parse(value);
         if (name.equals(PosixAcl.DEFAULT)) {
             if (!n.isDir()) throw new FuseException(Errno.EACCES);
-            put(c, n.ino(), name, acl.toXattr());
+            Xattrs.put(c, n.ino(), name, acl.toXattr());
             return;
         }
         int mode = acl.applyTo(n.mode());
@@ -66,7 +66,7 @@ final class Acls {
         if (acl.isModeOnly()) {
             remove(c, n.ino(), name);
         } else {
-            put(c, n.ino(), name, acl.toXattr());
+            Xattrs.put(c, n.ino(), name, acl.toXattr());
         }
         try (Sql.Stmt ps = Sql.prepare(c, "UPDATE inodes SET mode = ? WHERE ino = ?")) {
             ps.setInt(1, mode & 07777);
@@ -78,7 +78,7 @@ final class Acls {
     /** chmod rewrites the access ACL's owner, mask-or-group and other entries ({@code posix_acl_chmod}). */
     static void chmod(Connection c, long ino, int mode) throws SQLException {
         byte[] a = get(c, ino, PosixAcl.ACCESS);
-        if (a != null) put(c, ino, PosixAcl.ACCESS, PosixAcl.parse(a).chmod(mode).toXattr());
+        if (a != null) Xattrs.put(c, ino, PosixAcl.ACCESS, PosixAcl.parse(a).chmod(mode).toXattr());
     }
 
     static byte[] get(Connection c, long ino, String name) throws SQLException {
@@ -91,15 +91,6 @@ final class Acls {
         }
     }
 
-    private static void put(Connection c, long ino, String name, byte[] value) throws SQLException {
-        try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO xattrs (ino, name, value) VALUES (?, ?, ?)"
-                + " ON CONFLICT (ino, name) DO UPDATE SET value = excluded.value")) {
-            ps.setLong(1, ino);
-            ps.setString(2, name);
-            ps.setBytes(3, value);
-            ps.executeUpdate();
-        }
-    }
 
     private static void remove(Connection c, long ino, String name) throws SQLException {
         try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM xattrs WHERE ino = ? AND name = ?")) {

@@ -2,7 +2,9 @@ package dev.ringfuse.sqlfs;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
+import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -38,13 +40,7 @@ final class Xattrs {
                 Store.linksChanged(c, ino, now, 0);
                 return null;
             }
-            try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO xattrs (ino, name, value) VALUES (?, ?, ?)"
-                    + " ON CONFLICT (ino, name) DO UPDATE SET value = excluded.value")) {
-                ps.setLong(1, ino);
-                ps.setString(2, name);
-                ps.setBytes(3, value);
-                ps.executeUpdate();
-            }
+            put(c, ino, name, value);
             Store.linksChanged(c, ino, now, 0);
             return null;
         });
@@ -108,5 +104,16 @@ final class Xattrs {
             Store.linksChanged(c, ino, now, 0);
             return null;
         });
+    }
+
+    /** Stores {@code name = value} of {@code ino}, replacing an older value (ACLs are rows here too). */
+    static void put(Connection c, long ino, String name, byte[] value) throws SQLException {
+        try (Sql.Stmt ps = Sql.prepare(c, "INSERT INTO xattrs (ino, name, value) VALUES (?, ?, ?)"
+                + " ON CONFLICT (ino, name) DO UPDATE SET value = excluded.value")) {
+            ps.setLong(1, ino);
+            ps.setString(2, name);
+            ps.setBytes(3, value);
+            ps.executeUpdate();
+        }
     }
 }
