@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * The reply contract on a real mount, on both transports: exactly one reply per request, from any thread;
  * a second completion throws; FuseException answers its errno; any other exception answers EIO; a handle
- * dropped without a reply is answered EIO once the garbage collector finds it.
+ * dropped without a reply is answered EIO once the garbage collector finds it; a reply body another thread
+ * fills is answered by that thread alone.
  */
 @Timeout(120)
 class ReplyContractTest {
@@ -54,6 +55,43 @@ class ReplyContractTest {
                 default -> super.lookup(ctx, parent, name, reply);
             }
         }
+
+        /** Set: the next readdir is filled by another thread, and the callback tries to answer too, then throws. */
+        volatile boolean lend;
+        final CompletableFuture<Throwable> answerWhileLent = new CompletableFuture<>();
+
+        @Override
+        public void readdir(RequestContext ctx, long nodeid, long fh, long offset, int size, DirReply reply) {
+            if (!lend || offset != 0) {
+                super.readdir(ctx, nodeid, fh, offset, size, reply);
+                return;
+            }
+            lend = false;
+            java.util.concurrent.CountDownLatch added = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch tried = new java.util.concurrent.CountDownLatch(1);
+            Thread.ofPlatform().start(() -> {
+                reply.add(".", ROOT_ID, Attr.S_IFDIR, 1);
+                reply.add("..", ROOT_ID, Attr.S_IFDIR, 2);
+                added.countDown();
+                try {
+                    tried.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                reply.add("lent", FILE, Attr.S_IFREG, 3);
+                reply.send();
+            });
+            try {
+                added.await();
+                reply.send();
+                answerWhileLent.complete(null);
+            } catch (Throwable t) {
+                answerWhileLent.complete(t);
+            } finally {
+                tried.countDown();
+            }
+            throw new IllegalStateException("a bug after handing the reply over");
+        }
     }
 
     @ParameterizedTest
@@ -75,6 +113,14 @@ class ReplyContractTest {
             assertArrayEquals(HelloFs.CONTENT, Files.readAllBytes(dir.resolve("hello")), "the mount keeps working");
 
             assertEquals(HelloFs.CONTENT.length, Files.size(dir.resolve("later")), "a reply from another thread");
+
+            fs.lend = true;
+            try (java.util.stream.Stream<Path> names = Files.list(dir)) {
+                assertEquals(java.util.List.of(dir.resolve("lent")), names.toList(),
+                        "the thread that filled the reply answers, not the callback nor its exception");
+            }
+            assertInstanceOf(IllegalStateException.class, fs.answerWhileLent.get(10, TimeUnit.SECONDS),
+                    "the callback cannot answer while another thread fills its reply");
 
             CompletableFuture<Throwable> dropped = CompletableFuture.supplyAsync(() -> {
                 try {

@@ -18,7 +18,13 @@ public interface ReadReply extends Reply {
     /** Answers with the remaining bytes of {@code data}. */
     void data(ByteBuffer data);
 
-    /** The reply buffer, at least as large as the request's size; valid until {@link #commit}. */
+    /**
+     * The reply buffer, at least as large as the request's size; valid until {@link #commit} (or an error
+     * reply). Fill it on the thread that commits; taken by another thread while the callback runs, only
+     * that thread can answer (see the package documentation).
+     *
+     * @throws IllegalStateException if the request was answered already
+     */
     MemorySegment buffer();
 
     /** Answers with the first {@code length} bytes of {@link #buffer()}. */

@@ -2,8 +2,6 @@ package dev.ringfuse.session;
 
 import dev.ringfuse.kernel.Opcode;
 import dev.ringfuse.transport.Exchange;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * What the session keeps of a request between dispatch and reply, apart from its reply handle: the
@@ -11,17 +9,6 @@ import java.lang.invoke.VarHandle;
  * reclaimed and answered EIO.
  */
 final class InFlight implements Runnable {
-    private static final int OPEN = 0, HELD = 1, RETURNED = 2;
-    private static final VarHandle BUFFER;
-
-    static {
-        try {
-            BUFFER = MethodHandles.lookup().findVarHandle(InFlight.class, "buffer", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     final long unique;
     final Opcode op;
     final Exchange exchange;
@@ -44,9 +31,11 @@ final class InFlight implements Runnable {
      * reply comes); length 0: not a direct write.
      */
     long invalNode, invalOffset, invalLength;
-    /** Who keeps a direct WRITE's buffer: OPEN while dispatch runs, then HELD by its reply or RETURNED to the transport. */
-    @SuppressWarnings("unused") // via BUFFER
-    private volatile int buffer;
+    /**
+     * A direct WRITE's reply given during the callback on its thread waits for its invalidation on a guard
+     * thread, which then gives the buffer back: written and read on the callback's thread, so plain.
+     */
+    boolean held;
 
     InFlight(Session session, InFlightTable.Stripe stripe, long unique, Opcode op, Exchange exchange) {
         this.session = session;
@@ -60,19 +49,6 @@ final class InFlight implements Runnable {
         invalNode = nodeid;
         invalOffset = offset;
         invalLength = length;
-    }
-
-    /**
-     * A reply given before dispatch returned keeps the buffer (to send it later, from another thread); false
-     * once dispatch has given the buffer back to the transport.
-     */
-    boolean holdBuffer() {
-        return BUFFER.compareAndSet(this, OPEN, HELD);
-    }
-
-    /** Dispatch returns: true if a reply holds the buffer, else it goes back to the transport now. */
-    boolean bufferHeld() {
-        return !BUFFER.compareAndSet(this, OPEN, RETURNED);
     }
 
     /** The Cleaner's action: the handle became unreachable; answer EIO if nobody did. */

@@ -16,12 +16,27 @@ import java.util.Collection;
  * The one reply handle class: every reply interface and the request's context in one object, so a
  * request costs one handle. Success methods claim the handle first (so two racing completions cannot
  * both write the buffer), then encode into the exchange's body, then send.
+ *
+ * <p>Who gives the request buffer back (core/DESIGN.md, "Exactly once"): a reply given during the callback on
+ * the thread that runs it leaves the buffer to dispatch, which returns it to the transport once the callback
+ * returned; any other reply (after the callback returned, or from another thread while it still runs) owns
+ * the buffer and returns it itself after the send, and dispatch then leaves it alone. So no buffer goes back
+ * while a reply is still encoded into it or written from it.
  */
 final class ReplyHandle implements RequestContext, StatusReply, EntryReply, AttrReply, OpenReply, CreateReply,
         ReadReply, CountReply, ReadlinkReply, DirReply, DirPlusReply, StatfsReply, XattrReply, LockReply,
         LseekReply, BmapReply, PollReply, IoctlReply, StatxReply {
 
-    static final int RUNNING = 0, ASYNC = 1, DONE = 2;
+    /** The callback runs, no reply yet. */
+    static final int RUNNING = 0;
+    /** The callback runs, and another thread took the reply body (buffer(), add()) to fill it. */
+    static final int LENT = 1;
+    /** The callback returned without a reply: the reply owns the buffer. */
+    static final int ASYNC = 2;
+    /** Replied during the callback on its own thread: dispatch gives the buffer back. */
+    static final int DONE = 3;
+    /** Replied by a reply that owned the buffer (and gives it back after the send). */
+    static final int SENT = 4;
     private static final VarHandle STATE;
 
     static {
@@ -33,6 +48,8 @@ final class ReplyHandle implements RequestContext, StatusReply, EntryReply, Attr
     }
 
     private final InFlight flight;
+    /** The thread that runs the callback (a transport thread); a reply from any other one owns the buffer. */
+    private final Thread caller = Thread.currentThread();
     private final int uid, gid, pid, umask;
     /** The request's size limit: read size, readdir size, xattr buffer size. */
     private final int limit;
@@ -53,39 +70,76 @@ final class ReplyHandle implements RequestContext, StatusReply, EntryReply, Attr
 
     // ---- lifecycle, used by the session ----
 
-    /** Called when the callback returned: RUNNING -> ASYNC if not replied. Returns true if now ASYNC. */
-    boolean goAsync() {
-        return STATE.compareAndSet(this, RUNNING, ASYNC);
+    /**
+     * Called on the callback's thread once it returned (or threw and was answered): what the state was.
+     * RUNNING or LENT: no reply yet, now ASYNC (the reply to come owns the buffer); SENT: a reply owns the
+     * buffer already; DONE: replied during the callback, the buffer goes back to the transport.
+     */
+    int callbackReturned() {
+        for (;;) {
+            int s = state;
+            if (s == DONE || s == SENT) return s;
+            if (STATE.compareAndSet(this, s, ASYNC)) return s;
+        }
     }
 
     InFlight flight() { return flight; }
 
+    /** Claims the handle: DONE (the caller's dispatch gives the buffer back) or SENT (the reply owns it). */
     private int claim() {
-        int prev = (int) STATE.getAndSet(this, DONE);
-        if (prev == DONE) {
-            throw new IllegalStateException("reply already sent for " + flight.op + " (unique " + flight.unique + ")");
+        boolean onCaller = Thread.currentThread() == caller;
+        for (;;) {
+            int s = state;
+            int next;
+            if (s == RUNNING) {
+                next = onCaller ? DONE : SENT;
+            } else if (s == LENT && !onCaller) {
+                next = SENT;
+            } else if (s == ASYNC) {
+                next = SENT;
+            } else if (s == LENT) {
+                throw new IllegalStateException("another thread is filling the reply to " + flight.op + " (unique "
+                        + flight.unique + "): only one party may answer a request");
+            } else {
+                throw new IllegalStateException("reply already sent for " + flight.op + " (unique " + flight.unique + ")");
+            }
+            if (STATE.compareAndSet(this, s, next)) return next;
         }
-        return prev;
     }
 
-    private void finish(int prev, int error, int len) {
+    /**
+     * The reply body is handed out to be filled before the claim (buffer(), add()): refused once answered;
+     * from another thread while the callback runs it is marked, so that the callback's thread can no longer
+     * answer (and give the buffer back) under it.
+     */
+    private void lend() {
+        for (;;) {
+            int s = state;
+            if (s == DONE || s == SENT) {
+                throw new IllegalStateException("reply already sent for " + flight.op + " (unique " + flight.unique + ")");
+            }
+            if (s != RUNNING || Thread.currentThread() == caller || STATE.compareAndSet(this, RUNNING, LENT)) return;
+        }
+    }
+
+    private void finish(int claimed, int error, int len) {
         try {
-            flight.session.reply(flight, error, len, prev == ASYNC);
+            flight.session.reply(flight, error, len, claimed == SENT);
         } finally {
             Reference.reachabilityFence(this);
         }
     }
 
-    private int prevState = RUNNING;
+    private int claimed = RUNNING;
 
     /** Claims the handle and returns the body to encode into. */
     private MemorySegment body() {
-        prevState = claim();
+        claimed = claim();
         return flight.exchange.body();
     }
 
     private void sendClaimed(int len) {
-        finish(prevState, 0, len);
+        finish(claimed, 0, len);
     }
 
     // ---- Reply ----
@@ -98,13 +152,13 @@ final class ReplyHandle implements RequestContext, StatusReply, EntryReply, Attr
     @Override
     public void error(int errno) {
         if (errno <= 0 || errno >= 512) throw new IllegalArgumentException("errno out of range: " + errno);
-        int prev = claim();
-        finish(prev, -errno, 0);
+        finish(claim(), -errno, 0);
     }
 
     @Override
     public boolean isDone() {
-        return state == DONE;
+        int s = state;
+        return s == DONE || s == SENT;
     }
 
     // ---- RequestContext ----
@@ -192,6 +246,7 @@ final class ReplyHandle implements RequestContext, StatusReply, EntryReply, Attr
 
     @Override
     public MemorySegment buffer() {
+        lend();
         return flight.exchange.body().asSlice(0, limit);
     }
 
@@ -227,13 +282,13 @@ final class ReplyHandle implements RequestContext, StatusReply, EntryReply, Attr
 
     @Override
     public boolean add(String name, long ino, int type, long nextOffset) {
-        if (state == DONE) throw new IllegalStateException("reply already sent");
+        lend();
         return packer(false).add(name, ino, type, nextOffset, null);
     }
 
     @Override
     public boolean add(String name, Entry entry, long nextOffset) {
-        if (state == DONE) throw new IllegalStateException("reply already sent");
+        lend();
         int mode = entry.attr() == null ? 0 : entry.attr().mode();
         long ino = entry.attr() == null ? entry.nodeid() : entry.attr().ino();
         return packer(true).add(name, ino, mode, nextOffset, entry);

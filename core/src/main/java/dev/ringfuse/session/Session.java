@@ -146,31 +146,42 @@ public final class Session implements RequestHandler {
         } catch (Throwable t) {
             answerIfOpen(h, Errno.EIO.code(), t);
         }
-        if (h.goAsync()) {
-            CLEANER.register(h, f);
-            return true;
-        }
-        // a direct WRITE's reply held for an invalidation leaves later, from a guard thread (see reply)
-        return f.invalLength > 0 && f.bufferHeld();
+        return switch (h.callbackReturned()) {
+            // a reply given during the callback on this thread: a direct WRITE's reply held for an invalidation
+            // leaves later, from a guard thread (see reply), and keeps the buffer; any other goes back now
+            case ReplyHandle.DONE -> f.held;
+            // answered by a reply that owns the buffer and gives it back itself, perhaps already
+            case ReplyHandle.SENT -> true;
+            default -> { // no reply yet: the one to come owns the buffer
+                CLEANER.register(h, f);
+                yield true;
+            }
+        };
     }
 
     private void answerIfOpen(ReplyHandle h, int errno, Throwable t) {
-        if (t != null) logFailure(h, t);
-        if (h.isDone()) return;
-        try {
-            h.error(errno);
-        } catch (IllegalStateException raced) {
-            // completed by another thread meanwhile: that reply stands
+        String answer = "answered EIO";
+        if (h.isDone()) {
+            answer = "its reply had been given";
+        } else {
+            try {
+                h.error(errno);
+            } catch (IllegalStateException raced) {
+                // completed by another thread meanwhile, or another thread is filling the reply's body (buffer(),
+                // add()): that reply stands, or the Cleaner answers if its handle is dropped
+                answer = "left the reply to the thread that has it";
+            }
         }
+        if (t != null) logFailure(h, t, answer);
     }
 
-    private void logFailure(ReplyHandle h, Throwable t) {
+    private void logFailure(ReplyHandle h, Throwable t, String answer) {
         if (t instanceof VirtualMachineError vme && !(t instanceof StackOverflowError)) {
             LOG.log(System.Logger.Level.ERROR, "filesystem callback for " + h + " failed: " + t);
         } else if (loggedFailures.add(t.getClass())) {
-            LOG.log(System.Logger.Level.WARNING, "filesystem callback for " + h + " threw; answered EIO", t);
+            LOG.log(System.Logger.Level.WARNING, "filesystem callback for " + h + " threw; " + answer, t);
         } else {
-            LOG.log(System.Logger.Level.WARNING, "filesystem callback for " + h + " threw " + t + "; answered EIO");
+            LOG.log(System.Logger.Level.WARNING, "filesystem callback for " + h + " threw " + t + "; " + answer);
         }
     }
 
@@ -179,17 +190,14 @@ public final class Session implements RequestHandler {
         f.done = true;
         inflight.remove(f);
         if (f.invalLength > 0 && error == 0 && !ended && directWrites.mayBeCached(f.invalNode)) {
-            // the write is applied now: a READ not marked yet arrived after it and reads the new bytes
-            if (recycle || f.holdBuffer()) {
-                directWrites.invalidateThenReply(f, () -> {
-                    f.exchange.send(f.unique, error, len, true);
-                    replied(f, error, len);
-                });
-            } else { // answered from another thread after dispatch gave the buffer back: no holding it now
-                f.exchange.send(f.unique, error, len, false);
+            // the write is applied now: a READ not marked yet arrived after it and reads the new bytes. A reply
+            // that does not own the buffer was given during the callback on its thread, whose dispatch reads
+            // held next and leaves the buffer to the guard
+            if (!recycle) f.held = true;
+            directWrites.invalidateThenReply(f, () -> {
+                f.exchange.send(f.unique, error, len, true);
                 replied(f, error, len);
-                directWrites.invalidateLater(f);
-            }
+            });
             return;
         }
         f.exchange.send(f.unique, error, len, recycle);
