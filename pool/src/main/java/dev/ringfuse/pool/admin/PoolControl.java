@@ -64,6 +64,7 @@ public final class PoolControl implements AutoCloseable {
         Path p = socket(r, pool.name());
         Files.createDirectories(p.getParent());
         Files.deleteIfExists(p);
+        StreamCommands.removeStaleSpools(p.getParent(), pool.name());
         ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         s.bind(UnixDomainSocketAddress.of(p));
         Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));

@@ -114,6 +114,21 @@ final class StreamCommands {
         text(out, 'T', ReplicationAdmin.sent(snap, from, r));
     }
 
+    /**
+     * Deletes the receive spools a server of {@code pool} left when it died mid-receive: only one server holds
+     * a pool, and it calls this before it answers commands, so none of them belongs to a receive in progress.
+     */
+    static void removeStaleSpools(Path spoolDir, String pool) throws IOException {
+        if (!Files.isDirectory(spoolDir)) return;
+        // createTempFile puts digits between prefix and suffix; a glob would also match the spools of a pool
+        // whose own name starts with this one's and ".recv-"
+        java.util.regex.Pattern mine = java.util.regex.Pattern.compile(
+                java.util.regex.Pattern.quote(pool + ".recv-") + "\\d+" + java.util.regex.Pattern.quote(".stream"));
+        try (var stale = Files.newDirectoryStream(spoolDir, f -> mine.matcher(f.getFileName().toString()).matches())) {
+            for (Path f : stale) Files.deleteIfExists(f);
+        }
+    }
+
     private static void receive(Pool pool, List<String> args, InputStream in, DataOutputStream out, Path spoolDir) throws IOException {
         if (args.size() < 2 || args.size() > 3 || args.size() == 3 && !args.get(2).equals("-F")) {
             throw new IllegalArgumentException("receive takes TARGET [-F]");

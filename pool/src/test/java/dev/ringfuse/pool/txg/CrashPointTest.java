@@ -28,22 +28,25 @@ class CrashPointTest {
     @Test
     void randomCrashPoints() throws Exception {
         dev.ringfuse.pool.space.SpaceLog.condenseAfter(5); // condensing happens inside most workloads
-        Random master = new Random(SEED);
-        int imported = 0;
-        for (int i = 0; i < POINTS; i++) {
-            long seed = master.nextLong();
-            CrashDevice.Mode mode = i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET;
-            int devices = i % 3 == 0 ? 2 : 1;
-            try {
-                if (onePoint(seed, mode, devices)) imported++;
-            } catch (AssertionError | Exception e) {
-                throw new AssertionError("crash point " + i + " (seed " + seed + ", " + mode + ", " + devices
-                        + " devices; master seed " + SEED + "): " + e, e);
+        try {
+            Random master = new Random(SEED);
+            int imported = 0;
+            for (int i = 0; i < POINTS; i++) {
+                long seed = master.nextLong();
+                CrashDevice.Mode mode = i % 2 == 0 ? CrashDevice.Mode.PREFIX : CrashDevice.Mode.SUBSET;
+                int devices = i % 3 == 0 ? 2 : 1;
+                try {
+                    if (onePoint(seed, mode, devices)) imported++;
+                } catch (AssertionError | Exception e) {
+                    throw new AssertionError("crash point " + i + " (seed " + seed + ", " + mode + ", " + devices
+                            + " devices; master seed " + SEED + "): " + e, e);
+                }
             }
+            System.out.println("crash points: " + POINTS + ", cut inside the workload: " + imported + ", master seed " + SEED);
+            assertTrue(imported > POINTS / 2, "most crash points cut the workload");
+        } finally { // a failure must not leave later tests in this JVM condensing every 5 txgs
+            dev.ringfuse.pool.space.SpaceLog.condenseAfter(256);
         }
-        System.out.println("crash points: " + POINTS + ", cut inside the workload: " + imported + ", master seed " + SEED);
-        assertTrue(imported > POINTS / 2, "most crash points cut the workload");
-        dev.ringfuse.pool.space.SpaceLog.condenseAfter(256);
     }
 
     /** Returns true when the power cut happened inside the workload. */

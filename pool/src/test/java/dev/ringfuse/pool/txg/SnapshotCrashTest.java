@@ -30,10 +30,13 @@ class SnapshotCrashTest {
     @Test
     void randomCrashPointsAroundSnapshotCommands() throws Exception {
         dev.ringfuse.pool.space.SpaceLog.condenseAfter(5);
-        int cut = CrashPoints.run("snapshot", POINTS, SEED, (seed, mode) -> onePoint(seed, mode) ? 1 : 0);
-        System.out.println("snapshot crash points: " + POINTS + ", cut inside the workload: " + cut + ", master seed " + SEED);
-        assertTrue(cut > POINTS / 2, "most crash points cut the workload");
-        dev.ringfuse.pool.space.SpaceLog.condenseAfter(256);
+        try {
+            int cut = CrashPoints.run("snapshot", POINTS, SEED, (seed, mode) -> onePoint(seed, mode) ? 1 : 0);
+            System.out.println("snapshot crash points: " + POINTS + ", cut inside the workload: " + cut + ", master seed " + SEED);
+            assertTrue(cut > POINTS / 2, "most crash points cut the workload");
+        } finally { // a failure must not leave later tests in this JVM condensing every 5 txgs
+            dev.ringfuse.pool.space.SpaceLog.condenseAfter(256);
+        }
     }
 
     /** What the model allows after a cut. */
