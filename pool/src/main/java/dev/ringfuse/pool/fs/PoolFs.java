@@ -118,13 +118,30 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
         init.timeGranularity(1);
         notifier = init.notifier();
-        if (commitSeconds <= 0) return;
+        // also without timed commits: it sends the invalidations of settled attributes, off the serving threads
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pool-txg-timer");
             t.setDaemon(true);
             return t;
         });
-        timer.scheduleWithFixedDelay(this::timedCommit, commitSeconds, commitSeconds, TimeUnit.SECONDS);
+        if (commitSeconds > 0) timer.scheduleWithFixedDelay(this::timedCommit, commitSeconds, commitSeconds, TimeUnit.SECONDS);
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean dropQueued = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Hands the invalidation of settled attributes to the timer thread (once; see {@link #dropSettledAttributes}). */
+    @Override
+    void dropSoon() {
+        ScheduledExecutorService t = timer;
+        if (t == null || !dropQueued.compareAndSet(false, true)) return;
+        try {
+            t.execute(() -> {
+                dropQueued.set(false);
+                dropSettledAttributes();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            dropQueued.set(false); // shutting down: the kernel forgets everything anyway
+        }
     }
 
     private final java.util.concurrent.atomic.AtomicBoolean commitQueued = new java.util.concurrent.atomic.AtomicBoolean();
@@ -132,7 +149,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     @Override
     void commitSoon() {
         ScheduledExecutorService t = timer;
-        if (t == null || !commitQueued.compareAndSet(false, true)) return;
+        if (t == null || commitSeconds <= 0 || !commitQueued.compareAndSet(false, true)) return;
         try {
             t.execute(() -> {
                 commitQueued.set(false);
@@ -420,12 +437,12 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
 
     @Override
     public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        commitThen(reply);
+        commitThen(0, reply);
     }
 
     @Override
     public void syncfs(RequestContext ctx, long nodeid, StatusReply reply) {
-        commitThen(reply);
+        commitThen(0, reply);
     }
 
     // ---- attributes --------------------------------------------------------------------------------------
@@ -518,14 +535,15 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             throw new FuseException(Errno.EIO);
         } finally {
             pool.lock().unlock();
-            dropSettledAttributes();
         }
     }
 
-    void commitThen(StatusReply reply) {
+    void commitThen(long nodeid, StatusReply reply) {
         try {
             pool.commit();
-            dropSettledAttributes(); // fsync returns with st_blocks right (du after sync)
+            // the synced file's own st_blocks is right when fsync returns (du after sync); the caller holds it
+            // open, so this cannot be the reference whose release evicts it (dropSettledAttributes)
+            if (nodeid != 0) dropSettledAttributes(nodeid);
             reply.ok();
         } catch (IOException e) {
             System.err.println("pool " + pool.name() + ": commit failed: " + e.getMessage());

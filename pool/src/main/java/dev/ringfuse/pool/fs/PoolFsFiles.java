@@ -61,18 +61,23 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
         this.data = new FileData(ds, inodes);
         ds.syncHook(txg -> {
             data.sync(txg);
+            if (estimated.isEmpty()) return;
             settled.addAll(estimated);
             estimated.clear();
+            dropSoon(); // whoever commits (a request, the timer, the control socket): st_blocks is final in memory now
         });
         ds.pendingBytes(data::dirtyBytes);
     }
 
     abstract void locked(PoolFs.Body body);
 
-    abstract void commitThen(StatusReply reply);
+    abstract void commitThen(long nodeid, StatusReply reply);
 
     /** Starts a commit in the background (once; no-op if one is queued). */
     abstract void commitSoon();
+
+    /** Has the timer thread send the invalidations of settled attributes (once; see {@link #dropSettledAttributes}). */
+    abstract void dropSoon();
 
     /**
      * Files whose st_blocks went to the kernel counting dirty buffers (pool lock). The commit that writes them
@@ -89,11 +94,22 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     }
 
     /**
-     * Drops the kernel's attributes of files whose st_blocks a commit settled; called without the pool lock
-     * (after a request, after a commit) so that nothing the kernel may wait on is held.
+     * Drops the kernel's attributes of files whose st_blocks a commit settled. Only from the timer thread, which
+     * serves no request, and without the pool lock: the kernel's lookup of the inode takes a reference, and if
+     * the release of that reference is the last one it evicts the inode, which waits for pages under writeback
+     * (writeback cache, mmap) whose WRITE a serving thread must answer.
      */
     void dropSettledAttributes() {
         for (Long ino; (ino = settled.poll()) != null; ) dropCachedAttributes(ino);
+    }
+
+    /**
+     * As above for one file the caller holds open (fsync), from its own handler, whether or not the timer
+     * thread took it already: fsync returns with the file's st_blocks right.
+     */
+    void dropSettledAttributes(long ino) {
+        settled.remove(ino);
+        dropCachedAttributes(ino);
     }
 
     Inode dir(long ino) throws IOException {
@@ -228,7 +244,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     @Override
     public void fsync(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        commitThen(reply);
+        commitThen(nodeid, reply);
     }
 
     /**

@@ -178,10 +178,13 @@ class LongCacheMountTest {
         mounted(new PoolFs(pool.dataset("li/src"), false), src, () -> {
             before(src);
             after(src); // the copy starts in the changed state
-            Snapshots.create(pool, "li/src@a");
             return null;
         });
         mounted(new PoolFs(pool.dataset("li/src"), false), src, () -> {
+            // taken now, not before the unmount: a file unlinked while the kernel still knew it is an orphan until
+            // its FORGET, and a snapshot holding one would make the copy change at its first mount (orphans are
+            // freed then), which an incremental receive without -F refuses
+            Snapshots.create(pool, "li/src@a");
             // back to the state before, by requests: the stream carries it
             Files.delete(src.resolve("keep2"));
             Files.delete(src.resolve("new"));
@@ -235,6 +238,20 @@ class LongCacheMountTest {
                 fs.locked(() -> server[0] = fs.attr(fs.inodes.require(ino)).blocks());
                 assertTrue(server[0] < dirty, "a 1000-byte file takes less once written: " + server[0] + " vs " + dirty);
                 assertEquals(server[0], blocks(f), "st_blocks after fsync is the committed one");
+                // a commit no request asked for (the control socket's, the timer's): the timer thread invalidates
+                Path g = mp.resolve("other");
+                Files.writeString(g, "y".repeat(1000));
+                long dirtyG = blocks(g);
+                pool.commit();
+                long[] serverG = new long[1];
+                long gino = (long) Files.getAttribute(g, "unix:ino");
+                fs.locked(() -> serverG[0] = fs.attr(fs.inodes.require(gino)).blocks());
+                assertTrue(serverG[0] < dirtyG, serverG[0] + " vs " + dirtyG);
+                long seen = dirtyG;
+                for (long end = System.nanoTime() + 10_000_000_000L; seen != serverG[0] && System.nanoTime() < end; Thread.sleep(20)) {
+                    seen = blocks(g);
+                }
+                assertEquals(serverG[0], seen, "st_blocks after a commit from outside the requests");
                 return null;
             });
         } finally {
