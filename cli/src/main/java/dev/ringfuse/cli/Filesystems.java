@@ -21,15 +21,16 @@ final class Filesystems {
 
     /**
      * Opens the registered pool of {@code POOL/NAME} and serves the dataset; the filesystem owns the pool. With
-     * {@code writeback} it asks for the kernel's writeback cache.
+     * {@code writeback} it asks for the kernel's writeback cache; the kernel keeps names and attributes for
+     * {@code timeouts}.
      */
-    static LowLevelFileSystem poolDataset(String source, boolean writeback) {
+    static LowLevelFileSystem poolDataset(String source, boolean writeback, dev.ringfuse.pool.fs.CacheTimeouts timeouts) {
         if (source == null || !source.contains("/")) throw new IllegalArgumentException("pool takes POOL/NAME <mountpoint>");
         try {
             var admin = PoolCommand.admin();
             dev.ringfuse.pool.txg.Pool p = admin.open(source.substring(0, source.indexOf('/')));
             try {
-                var live = new dev.ringfuse.pool.fs.PoolFs(p.dataset(source), true, 5, writeback);
+                var live = new dev.ringfuse.pool.fs.PoolFs(p.dataset(source), true, 5, writeback, timeouts);
                 // snapshot, rollback and clone of a mounted pool are done by this process (it holds the devices)
                 return new dev.ringfuse.pool.fs.SnapshotDirFs(live, admin.control(p));
             } catch (java.io.IOException | RuntimeException e) {

@@ -28,7 +28,10 @@ import picocli.CommandLine.Parameters;
                 "  volume: size=, create, resizable, passthrough=auto|on|off, io=inline|async|sync, rings=N",
                 "  passthrough: passthrough=auto|on|off",
                 "  pool: writeback (the kernel's writeback cache: write(2) fills the page cache, pages reach",
-                "    the pool later in whole pages; fsync still commits; SEEK_DATA/SEEK_HOLE then see no holes)",
+                "    the pool later in whole pages; fsync still commits; SEEK_DATA/SEEK_HOLE then see no holes),",
+                "    entry_timeout=SECONDS, attr_timeout=SECONDS (default 3600 each): how long the kernel keeps",
+                "    names and attributes without asking; the mount is the dataset's only writer and invalidates",
+                "    what rollback, receive and commits change, so long is safe (0 asks every time)",
                 "An unknown option is refused with its name. A non-empty mount point is mounted over (as",
                 "mount(8) and libfuse 3 do) with a note: its entries are hidden until the unmount."})
 final class MountCommand implements Callable<Integer> {

@@ -34,6 +34,8 @@ final class MountSpec {
     private final VolumeCliOptions volume;
     /** pool: -o writeback, the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"). */
     private boolean poolWriteback;
+    /** pool: -o entry_timeout=,attr_timeout= in seconds (pool/DESIGN.md, "The kernel's name and attribute cache"). */
+    private dev.ringfuse.pool.fs.CacheTimeouts poolTimeouts = dev.ringfuse.pool.fs.CacheTimeouts.DEFAULT;
     /** Held until the process ends (see {@link #create}). */
     @SuppressWarnings("unused")
     private ExclusiveUse sourceClaim;
@@ -64,7 +66,7 @@ final class MountSpec {
             case passthrough -> takePassthrough(opts);
             case pool -> {
                 poolWriteback = opts.remove("writeback");
-                yield opts;
+                yield takePoolTimeouts(opts);
             }
             case sql -> opts;
         };
@@ -105,7 +107,7 @@ final class MountSpec {
                 if (source == null) throw new IllegalArgumentException("sql takes <database file or JDBC URL> <mountpoint>");
                 yield dev.ringfuse.sqlfs.SqlFs.open(dev.ringfuse.sqlfs.SqlFsOptions.of(source));
             }
-            case pool -> Filesystems.poolDataset(source, poolWriteback);
+            case pool -> Filesystems.poolDataset(source, poolWriteback, poolTimeouts);
         };
     }
 
@@ -137,6 +139,18 @@ final class MountSpec {
                 default -> throw new IllegalStateException(key);
             }
         }
+        return rest;
+    }
+
+    private List<String> takePoolTimeouts(List<String> opts) {
+        List<String> rest = new ArrayList<>();
+        long entry = poolTimeouts.entryNanos(), attr = poolTimeouts.attrNanos();
+        for (String opt : opts) {
+            if (opt.startsWith("entry_timeout=")) entry = dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("entry_timeout", opt.substring(14));
+            else if (opt.startsWith("attr_timeout=")) attr = dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("attr_timeout", opt.substring(13));
+            else rest.add(opt);
+        }
+        poolTimeouts = new dev.ringfuse.pool.fs.CacheTimeouts(entry, attr);
         return rest;
     }
 

@@ -73,6 +73,19 @@ class MountOptionsCliTest {
     }
 
     @Test
+    void poolCacheTimeoutsAreCheckedBeforeThePoolIsOpened() throws Exception {
+        // refused while the options are sorted: the pool (which does not exist) is never looked up
+        Procs.Result r = Cli.run("mount", "pool", "nosuchpool/ds", mnt().toString(), "-o", "entry_timeout=soon");
+        assertNotEquals(0, r.exit());
+        assertTrue(r.err().contains("entry_timeout takes seconds"), r.err());
+        r = Cli.run("mount", "pool", "nosuchpool/ds", mnt().toString(), "-o", "attr_timeout=-1");
+        assertTrue(r.err().contains("attr_timeout takes 0 to 1e9 seconds"), r.err());
+        r = Cli.run("mount", "memfs", mnt().toString(), "-o", "entry_timeout=5"); // the pool's option only
+        assertTrue(r.err().contains("unknown mount option \"entry_timeout"), r.err());
+        assertNull(Cli.mountLine(mnt()));
+    }
+
+    @Test
     void tooManyThreadsAreCappedWithAMessage() throws Exception {
         Path mnt = mnt();
         try (Procs.Child c = Cli.serve(Cli.cmd("mount", "memfs", mnt.toString(), "--transport", "dev", "--threads", "100000"))) {

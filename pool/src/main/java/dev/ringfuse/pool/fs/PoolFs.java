@@ -40,7 +40,6 @@ import java.util.concurrent.TimeUnit;
  * and syncfs commit the txg; a timer commits every 5 s, and so does crossing 64 MiB of dirty data.
  */
 public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, AutoCloseable {
-    private static final long ENTRY_NANOS = 1_000_000_000L;
     /** Space a new name and inode may take (B-tree entries), checked against quotas before creating one. */
     private static final long NEW_NODE_BYTES = 512;
     private ScheduledExecutorService timer;
@@ -64,7 +63,12 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
      * write(2) fills the page cache and the kernel sends whole pages later, owning size and mtime meanwhile.
      */
     public PoolFs(Dataset ds, boolean ownsPool, int commitSeconds, boolean writeback) throws IOException {
-        super(ds);
+        this(ds, ownsPool, commitSeconds, writeback, CacheTimeouts.DEFAULT);
+    }
+
+    /** As above, with the kernel's name and attribute cache kept for {@code timeouts}. */
+    public PoolFs(Dataset ds, boolean ownsPool, int commitSeconds, boolean writeback, CacheTimeouts timeouts) throws IOException {
+        super(ds, timeouts);
         this.ownsPool = ownsPool;
         this.commitSeconds = commitSeconds;
         this.wantWriteback = writeback && !ds.readOnly();
@@ -114,13 +118,30 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
         init.timeGranularity(1);
         notifier = init.notifier();
-        if (commitSeconds <= 0) return;
+        // also without timed commits: it sends the invalidations of settled attributes, off the serving threads
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "pool-txg-timer");
             t.setDaemon(true);
             return t;
         });
-        timer.scheduleWithFixedDelay(this::timedCommit, commitSeconds, commitSeconds, TimeUnit.SECONDS);
+        if (commitSeconds > 0) timer.scheduleWithFixedDelay(this::timedCommit, commitSeconds, commitSeconds, TimeUnit.SECONDS);
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean dropQueued = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Hands the invalidation of settled attributes to the timer thread (once; see {@link #dropSettledAttributes}). */
+    @Override
+    void dropSoon() {
+        ScheduledExecutorService t = timer;
+        if (t == null || !dropQueued.compareAndSet(false, true)) return;
+        try {
+            t.execute(() -> {
+                dropQueued.set(false);
+                dropSettledAttributes();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            dropQueued.set(false); // shutting down: the kernel forgets everything anyway
+        }
     }
 
     private final java.util.concurrent.atomic.AtomicBoolean commitQueued = new java.util.concurrent.atomic.AtomicBoolean();
@@ -128,7 +149,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     @Override
     void commitSoon() {
         ScheduledExecutorService t = timer;
-        if (t == null || !commitQueued.compareAndSet(false, true)) return;
+        if (t == null || commitSeconds <= 0 || !commitQueued.compareAndSet(false, true)) return;
         try {
             t.execute(() -> {
                 commitQueued.set(false);
@@ -142,6 +163,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
     private void timedCommit() {
         try {
             pool.commit();
+            dropSettledAttributes();
         } catch (Throwable e) { // an Error too: thrown out of a scheduled task it would end the timer unseen
             System.err.println("pool " + pool.name() + ": commit failed: " + e);
         }
@@ -179,7 +201,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
 
     Entry entry(Inode n) {
         inodes.lookedUp(n.ino);
-        return new Entry(n.ino, n.generation, attr(n), ENTRY_NANOS, ATTR_NANOS);
+        return new Entry(n.ino, n.generation, attr(n), timeouts.entryNanos(), timeouts.attrNanos());
     }
 
     @Override
@@ -189,7 +211,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             byte[] nm = FileNames.encode(name);
             if (nm.length > 255) throw new FuseException(Errno.ENAMETOOLONG);
             Buckets.Dirent d = names.find(dir.ino, nm);
-            if (d == null) reply.negative(ENTRY_NANOS);
+            if (d == null) reply.negative(timeouts.entryNanos());
             else reply.entry(entry(inodes.require(d.ino())));
         });
     }
@@ -405,7 +427,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             if (room && offset < 2) room = reply.add("..", new Entry(0, 0, attr(inodes.require(dir.parent)), 0, 0), 2);
             if (room) names.after(dir.ino, Math.max(offset, 2), (d, cookie) -> {
                 Inode n = inodes.require(d.ino());
-                if (!reply.add(FileNames.decode(d.name()), new Entry(n.ino, n.generation, attr(n), ENTRY_NANOS, ATTR_NANOS), cookie)) return false;
+                if (!reply.add(FileNames.decode(d.name()), new Entry(n.ino, n.generation, attr(n), timeouts.entryNanos(), timeouts.attrNanos()), cookie)) return false;
                 inodes.lookedUp(n.ino);
                 return true;
             });
@@ -415,24 +437,24 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
 
     @Override
     public void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        commitThen(reply);
+        commitThen(0, reply);
     }
 
     @Override
     public void syncfs(RequestContext ctx, long nodeid, StatusReply reply) {
-        commitThen(reply);
+        commitThen(0, reply);
     }
 
     // ---- attributes --------------------------------------------------------------------------------------
 
     @Override
     public void getattr(RequestContext ctx, long nodeid, long fh, AttrReply reply) {
-        locked(() -> reply.attr(attr(inodes.require(nodeid)), ATTR_NANOS));
+        locked(() -> reply.attr(attr(inodes.require(nodeid)), timeouts.attrNanos()));
     }
 
     @Override
     public void statx(RequestContext ctx, long nodeid, long fh, int flags, int mask, StatxReply reply) {
-        locked(() -> reply.statx(attr(inodes.require(nodeid)), 0x7ff | 0x800, ATTR_NANOS));
+        locked(() -> reply.statx(attr(inodes.require(nodeid)), 0x7ff | 0x800, timeouts.attrNanos()));
     }
 
     @Override
@@ -470,7 +492,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
                 n.touchTimes(false, true);
             }
             inodes.put(n);
-            reply.attr(attr(n), ATTR_NANOS);
+            reply.attr(attr(n), timeouts.attrNanos());
         });
     }
 
@@ -516,9 +538,12 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
         }
     }
 
-    void commitThen(StatusReply reply) {
+    void commitThen(long nodeid, StatusReply reply) {
         try {
             pool.commit();
+            // the synced file's own st_blocks is right when fsync returns (du after sync); the caller holds it
+            // open, so this cannot be the reference whose release evicts it (dropSettledAttributes)
+            if (nodeid != 0) dropSettledAttributes(nodeid);
             reply.ok();
         } catch (IOException e) {
             System.err.println("pool " + pool.name() + ": commit failed: " + e.getMessage());

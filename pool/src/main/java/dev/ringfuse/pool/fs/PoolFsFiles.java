@@ -26,7 +26,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /** The byte half of {@link PoolFs}: state shared by both halves, open handles, read, write, fsync, fallocate, lseek, xattrs. */
 abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
-    static final long ATTR_NANOS = 1_000_000_000L;
     static final long DIRTY_LIMIT = 64L << 20;
     static final int O_TRUNC = 01000, O_APPEND = 02000;
     /** fuse_write_in.write_flags: the write comes from the page cache (mmap, or the writeback cache). */
@@ -36,6 +35,8 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     static final long FALLOCATE_RESERVE_PERCENT = 110;
     private static final byte[] SECURITY_CAPABILITY = "security.capability".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     final Dataset ds;
+    /** How long the kernel keeps names and attributes (see {@link CacheTimeouts}). */
+    final CacheTimeouts timeouts;
     final Pool pool;
     final Inodes inodes;
     final Names names;
@@ -51,25 +52,64 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     /** The kernel's writeback cache was granted; set once in INIT. The kernel then decides offsets (O_APPEND). */
     volatile boolean writeback;
 
-    PoolFsFiles(Dataset ds) {
+    PoolFsFiles(Dataset ds, CacheTimeouts timeouts) {
         this.ds = ds;
+        this.timeouts = timeouts;
         this.pool = ds.pool();
         this.inodes = new Inodes(ds);
         this.names = new Names(inodes);
         this.data = new FileData(ds, inodes);
-        ds.syncHook(txg -> data.sync(txg));
+        ds.syncHook(txg -> {
+            data.sync(txg);
+            if (estimated.isEmpty()) return;
+            settled.addAll(estimated);
+            estimated.clear();
+            dropSoon(); // whoever commits (a request, the timer, the control socket): st_blocks is final in memory now
+        });
         ds.pendingBytes(data::dirtyBytes);
     }
 
     abstract void locked(PoolFs.Body body);
 
-    abstract void commitThen(StatusReply reply);
+    abstract void commitThen(long nodeid, StatusReply reply);
 
     /** Starts a commit in the background (once; no-op if one is queued). */
     abstract void commitSoon();
 
+    /** Has the timer thread send the invalidations of settled attributes (once; see {@link #dropSettledAttributes}). */
+    abstract void dropSoon();
+
+    /**
+     * Files whose st_blocks went to the kernel counting dirty buffers (pool lock). The commit that writes them
+     * changes st_blocks (compression, holes, a small file's short block) without a request the kernel sees, so
+     * their cached attributes are dropped after it ({@link #dropSettledAttributes}).
+     */
+    private final java.util.Set<Long> estimated = new java.util.HashSet<>();
+    private final java.util.concurrent.ConcurrentLinkedQueue<Long> settled = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     Attr attr(Inode n) {
-        return n.attr(n.isFile() ? data.dirtyBytes(n.ino) : 0);
+        long dirty = n.isFile() ? data.dirtyBytes(n.ino) : 0;
+        if (dirty > 0) estimated.add(n.ino);
+        return n.attr(dirty);
+    }
+
+    /**
+     * Drops the kernel's attributes of files whose st_blocks a commit settled. Only from the timer thread, which
+     * serves no request, and without the pool lock: the kernel's lookup of the inode takes a reference, and if
+     * the release of that reference is the last one it evicts the inode, which waits for pages under writeback
+     * (writeback cache, mmap) whose WRITE a serving thread must answer.
+     */
+    void dropSettledAttributes() {
+        for (Long ino; (ino = settled.poll()) != null; ) dropCachedAttributes(ino);
+    }
+
+    /**
+     * As above for one file the caller holds open (fsync), from its own handler, whether or not the timer
+     * thread took it already: fsync returns with the file's st_blocks right.
+     */
+    void dropSettledAttributes(long ino) {
+        settled.remove(ino);
+        dropCachedAttributes(ino);
     }
 
     Inode dir(long ino) throws IOException {
@@ -204,7 +244,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     @Override
     public void fsync(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) {
-        commitThen(reply);
+        commitThen(nodeid, reply);
     }
 
     /**

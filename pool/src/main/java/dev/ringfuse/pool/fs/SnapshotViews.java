@@ -137,7 +137,7 @@ final class SnapshotViews implements AutoCloseable {
         if (s.fs != null) return;
         Dataset ds = Snapshots.view(pool, live.ds.name() + "@" + s.name);
         if (ds.id() != s.snapId) throw new FuseException(Errno.ESTALE);
-        s.fs = new PoolFs(ds, false, 0);
+        s.fs = new PoolFs(ds, false, 0, false, CacheTimeouts.SHORT);
         loaded++;
     }
 

@@ -126,11 +126,8 @@ public final class BTree {
         touch(path);
         Node leaf = path.getLast();
         int i = leaf.search(k);
-        if (i >= 0) leaf.values.set(i, value);
-        else {
-            leaf.keys.add(-i - 1, k);
-            leaf.values.add(-i - 1, value);
-        }
+        if (i >= 0) leaf.set(i, value);
+        else leaf.insert(-i - 1, k, value);
         for (int d = path.size() - 1; d >= 0 && path.get(d).bytes() > NODE_BUDGET; d--) split(path, idx, d);
     }
 
@@ -149,6 +146,8 @@ public final class BTree {
         if (n.leaf()) {
             right.values.addAll(n.values.subList(at, n.values.size()));
             n.values.subList(at, n.values.size()).clear();
+            n.recount();
+            right.recount();
         } else {
             right.children.addAll(n.children.subList(at, n.children.size()));
             n.children.subList(at, n.children.size()).clear();
@@ -179,8 +178,7 @@ public final class BTree {
         int i = leaf.search(k);
         if (i < 0) return false;
         touch(path);
-        leaf.keys.remove(i);
-        leaf.values.remove(i);
+        leaf.removeAt(i);
         for (int d = path.size() - 1; d > 0; d--) {
             Node n = path.get(d);
             if (n.bytes() >= NODE_BUDGET / 4) break;
@@ -211,8 +209,12 @@ public final class BTree {
         touch(List.of(left, right));
         if (right.level > 0) right.keys.set(0, parent.keys.get(ri));
         left.keys.addAll(right.keys);
-        if (left.leaf()) left.values.addAll(right.values);
-        else left.children.addAll(right.children);
+        if (left.leaf()) {
+            left.values.addAll(right.values);
+            left.recount();
+        } else {
+            left.children.addAll(right.children);
+        }
         right.dirty = false; // its contents moved; nothing to write for it
         parent.keys.remove(ri);
         parent.children.remove(ri);
