@@ -21,8 +21,8 @@ import java.util.TreeMap;
 
 /**
  * The bytes of regular files: blocks of the file's block size under (ino, DATA, index). Writes go to dirty
- * block buffers in memory; {@link #sync} (called at each txg commit) compresses, checksums and writes them,
- * replacing (and freeing) the previous block. A block of zeros is stored as a hole. Callers hold the pool lock.
+ * block buffers in memory; a buffer filled to its end is compressed and checksummed ahead ({@link RecordPrep});
+ * {@link #sync} (called at each txg commit) writes them, replacing (and freeing) the previous block. A block of zeros is stored as a hole. Callers hold the pool lock.
  */
 final class FileData {
     static final int DATA = 80;
