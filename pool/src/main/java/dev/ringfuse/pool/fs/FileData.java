@@ -34,6 +34,13 @@ final class FileData {
     private long dirtyBytes;
     /** Records compressed and checksummed ahead of the commit (see {@link RecordPrep}). */
     private final RecordPrep prep = new RecordPrep();
+    /**
+     * The dataset's compression and checksum as of the txg's first filled record: looking the properties up
+     * per record cost 7 % of an 8 KiB write's samples. A change in between is safe: the commit redoes any
+     * preparation whose settings differ from the ones it reads.
+     */
+    private Compression prepComp;
+    private Checksum prepCk;
 
     FileData(Dataset ds, Inodes inodes) {
         this.ds = ds;
@@ -142,8 +149,6 @@ final class FileData {
         long needed = (long) ((len + bs - 1) / bs + 1) * bs;
         checkSpace(n, needed); // ENOSPC, or EDQUOT past a quota
         int done = 0;
-        Compression comp = null;
-        Checksum ck = null;
         while (done < len) {
             long pos = off + done;
             long idx = pos / bs;
@@ -153,11 +158,11 @@ final class FileData {
             MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, b, in, k);
             done += k;
             if (in + k == bs) { // written to its end: a sequential writer is done with it, prepare it now
-                if (comp == null) {
-                    comp = ds.compression();
-                    ck = ds.checksum();
+                if (prepComp == null) {
+                    prepComp = ds.compression();
+                    prepCk = ds.checksum();
                 }
-                prep.start(b, bs, comp, ck);
+                prep.start(b, bs, prepComp, prepCk);
             }
         }
         if (off + len > n.size) n.size = off + len;
@@ -312,6 +317,8 @@ final class FileData {
      * placed, in order, and entered in the tree.
      */
     void sync(long txg) throws IOException {
+        prepComp = null; // the next txg's records look the properties up again
+        prepCk = null;
         if (dirty.isEmpty()) return;
         Compression comp = ds.compression();
         Checksum ck = ds.checksum();
