@@ -6,6 +6,7 @@ import dev.ringfuse.pool.format.BlockPointer;
 import dev.ringfuse.pool.format.BlockType;
 import dev.ringfuse.pool.format.Checksum;
 import dev.ringfuse.pool.format.Compression;
+import dev.ringfuse.pool.io.BlockIo;
 import dev.ringfuse.pool.tree.BTree;
 import dev.ringfuse.pool.tree.Key;
 import dev.ringfuse.pool.txg.Dataset;
@@ -20,8 +21,8 @@ import java.util.TreeMap;
 
 /**
  * The bytes of regular files: blocks of the file's block size under (ino, DATA, index). Writes go to dirty
- * block buffers in memory; {@link #sync} (called at each txg commit) compresses, checksums and writes them,
- * replacing (and freeing) the previous block. A block of zeros is stored as a hole. Callers hold the pool lock.
+ * block buffers in memory; a buffer filled to its end is compressed and checksummed ahead ({@link RecordPrep});
+ * {@link #sync} (called at each txg commit) writes them, replacing (and freeing) the previous block. A block of zeros is stored as a hole. Callers hold the pool lock.
  */
 final class FileData {
     static final int DATA = 80;
@@ -31,6 +32,15 @@ final class FileData {
     private final Inodes inodes;
     private final Map<Long, TreeMap<Long, byte[]>> dirty = new HashMap<>();
     private long dirtyBytes;
+    /** Records compressed and checksummed ahead of the commit (see {@link RecordPrep}). */
+    private final RecordPrep prep = new RecordPrep();
+    /**
+     * The dataset's compression and checksum as of the txg's first filled record: looking the properties up
+     * per record cost 7 % of an 8 KiB write's samples. A change in between is safe: the commit redoes any
+     * preparation whose settings differ from the ones it reads.
+     */
+    private Compression prepComp;
+    private Checksum prepCk;
 
     FileData(Dataset ds, Inodes inodes) {
         this.ds = ds;
@@ -80,6 +90,8 @@ final class FileData {
             b = cur == null ? new byte[bs] : java.util.Arrays.copyOf(cur, bs); // never change a cached block
             m.put(idx, b);
             dirtyBytes += b.length;
+        } else {
+            prep.forget(b); // every caller changes the buffer: what was prepared of it is void
         }
         return b;
     }
@@ -142,8 +154,16 @@ final class FileData {
             long idx = pos / bs;
             int in = (int) (pos % bs);
             int k = Math.min(len - done, bs - in);
-            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, dirtyBlock(n, idx), in, k);
+            byte[] b = dirtyBlock(n, idx);
+            MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, b, in, k);
             done += k;
+            if (in + k == bs) { // written to its end: a sequential writer is done with it, prepare it now
+                if (prepComp == null) {
+                    prepComp = ds.compression();
+                    prepCk = ds.checksum();
+                }
+                prep.start(b, bs, prepComp, prepCk);
+            }
         }
         if (off + len > n.size) n.size = off + len;
     }
@@ -291,34 +311,50 @@ final class FileData {
         return found[0];
     }
 
-    /** Writes every dirty block as of {@code txg} (the dataset's sync hook). */
+    /**
+     * Writes every dirty block as of {@code txg} (the dataset's sync hook). Compression and checksums run on
+     * {@link RecordPrep}'s threads, most of them started before the commit; here the records are only
+     * placed, in order, and entered in the tree.
+     */
     void sync(long txg) throws IOException {
+        prepComp = null; // the next txg's records look the properties up again
+        prepCk = null;
         if (dirty.isEmpty()) return;
         Compression comp = ds.compression();
         Checksum ck = ds.checksum();
+        record Out(Inode n, long idx, int len, java.util.concurrent.Future<BlockIo.Prepared> prepared) {}
+        List<Out> outs = new ArrayList<>();
         for (var e : dirty.entrySet()) {
             Inode n = inodes.get(e.getKey());
             if (n == null) continue;
             for (var b : e.getValue().entrySet()) {
                 long idx = b.getKey();
-                long start = idx * n.blocksize;
-                Key k = new Key(n.ino, DATA, idx);
-                byte[] old = tree().get(k);
-                if (old != null) free(n, BlockPointer.fromBytes(old));
                 byte[] data = b.getValue();
-                int len = (int) Math.min(data.length, Math.max(0, n.size - start));
+                int len = (int) Math.min(data.length, Math.max(0, n.size - idx * n.blocksize));
                 len = (len + 511) / 512 * 512;
-                if (len == 0 || isZero(data, len)) {
-                    if (old != null) tree().delete(k);
-                    continue;
-                }
-                BlockPointer bp = ds.pool().io().write(BlockType.FILE_DATA, data, len, comp, ck, 0, txg, 1, true);
-                tree().put(k, bp.toBytes());
-                n.allocated += bp.allocated();
-                ds.born(bp);
+                boolean hole = len == 0 || isZero(data, len);
+                outs.add(new Out(n, idx, len, hole ? null : prep.get(data, len, comp, ck)));
             }
-            inodes.put(n);
         }
+        prep.clear();
+        Inode last = null;
+        for (Out o : outs) {
+            Inode n = o.n();
+            if (last != null && last != n) inodes.put(last);
+            last = n;
+            Key k = new Key(n.ino, DATA, o.idx());
+            byte[] old = tree().get(k);
+            if (old != null) free(n, BlockPointer.fromBytes(old));
+            if (o.prepared() == null) {
+                if (old != null) tree().delete(k);
+                continue;
+            }
+            BlockPointer bp = ds.pool().io().write(RecordPrep.await(o.prepared()), BlockType.FILE_DATA, 0, txg, 1, true);
+            tree().put(k, bp.toBytes());
+            n.allocated += bp.allocated();
+            ds.born(bp);
+        }
+        if (last != null) inodes.put(last);
         dirty.clear();
         dirtyBytes = 0;
         ds.pool().dirty();

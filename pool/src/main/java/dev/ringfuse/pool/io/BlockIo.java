@@ -70,11 +70,15 @@ public final class BlockIo {
     }
 
     /**
-     * Prepares a block of {@code len} bytes of {@code data} and queues its writes; returns its pointer.
-     * Metadata gets two copies. {@code useReserve}: commits and removals may dip into the reserve.
+     * A block's stored form, not placed yet: compressed (kept only if it saves a sector) or raw, padded to
+     * the sector, and its checksum. Built without any lock ({@link #prepare}), so that a commit can have its
+     * records prepared ahead, on other threads; {@link #write(Prepared, BlockType, int, long, long, boolean)}
+     * then only allocates and queues.
      */
-    public BlockPointer write(BlockType type, byte[] data, int len, Compression comp, Checksum ck, int level,
-                              long birth, long fill, boolean useReserve) throws IOException {
+    public record Prepared(byte[] padded, int len, int psize, Compression used, Checksum ck, byte[] sum) {}
+
+    /** Compresses and checksums {@code data[0, len)}; thread-safe, touches no state of the pool. */
+    public static Prepared prepare(BlockType type, byte[] data, int len, Compression comp, Checksum ck) {
         byte[] stored = comp.compressIfSmaller(data, len, S);
         Compression used = stored == null ? Compression.OFF : comp;
         int psize = stored == null ? len : stored.length;
@@ -85,12 +89,25 @@ public final class BlockIo {
             padded = new byte[(int) Layout.roundUp(psize)];
             System.arraycopy(stored == null ? data : stored, 0, padded, 0, psize);
         }
-        byte[] sum = ck.compute(padded, 0, psize);
+        return new Prepared(padded, len, psize, used, ck, ck.compute(padded, 0, psize));
+    }
+
+    /**
+     * Prepares a block of {@code len} bytes of {@code data} and queues its writes; returns its pointer.
+     * Metadata gets two copies. {@code useReserve}: commits and removals may dip into the reserve.
+     */
+    public BlockPointer write(BlockType type, byte[] data, int len, Compression comp, Checksum ck, int level,
+                              long birth, long fill, boolean useReserve) throws IOException {
+        return write(prepare(type, data, len, comp, ck), type, level, birth, fill, useReserve);
+    }
+
+    /** Allocates and queues a prepared block; returns its pointer. */
+    public BlockPointer write(Prepared p, BlockType type, int level, long birth, long fill, boolean useReserve) throws IOException {
         int copies = type.metadata ? 2 : 1;
-        Dva[] dvas = allocator.allocate(padded.length, copies, useReserve);
-        if (dvas == null) throw new NoSpaceException("pool is full (" + padded.length + " bytes wanted)");
-        for (Dva d : dvas) if (!d.isEmpty()) queue(d, padded);
-        return new BlockPointer(dvas, len, psize, type, used, ck, level, birth, fill, sum);
+        Dva[] dvas = allocator.allocate(p.padded().length, copies, useReserve);
+        if (dvas == null) throw new NoSpaceException("pool is full (" + p.padded().length + " bytes wanted)");
+        for (Dva d : dvas) if (!d.isEmpty()) queue(d, p.padded());
+        return new BlockPointer(dvas, p.len(), p.psize(), type, p.used(), p.ck(), level, birth, fill, p.sum());
     }
 
     /** Queues {@code data} (sector-padded) at a pre-allocated place (space log blocks, which record themselves). */

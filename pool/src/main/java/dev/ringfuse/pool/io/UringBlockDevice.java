@@ -210,18 +210,32 @@ public final class UringBlockDevice implements BlockDevice {
         writeAll(List.of(new Write(offset, java.util.Arrays.copyOfRange(src, off, off + len))));
     }
 
-    /** One write of a batch in flight: its buffer, the registered buffer's index (or null), its future. */
-    private record InFlight(Write w, MemorySegment buf, Integer idx, CompletableFuture<Integer> f) {}
+    /** One device write of a batch in flight (one or more adjacent writes): buffer, registered index or null, future. */
+    private record InFlight(long offset, int len, MemorySegment buf, Integer idx, CompletableFuture<Integer> f) {}
 
+    /**
+     * Writes a batch, all in flight at once. Writes that follow each other on the device (a commit's records
+     * are allocated one after the other) go out as one request of up to a registered buffer (1 MiB): 128 KiB
+     * records made eight requests per MiB before, each with its own buffer, submission and completion.
+     */
     @Override
     public void writeAll(List<Write> writes) throws IOException {
         for (Write w : writes) checkRange(w.offset(), w.data().length);
+        List<Write> sorted = new ArrayList<>(writes);
+        sorted.sort(java.util.Comparator.comparingLong(Write::offset));
         java.util.ArrayDeque<InFlight> inFlight = new java.util.ArrayDeque<>();
         int heldHere = 0; // registered buffers this batch's writes hold
         IOException first = null;
         try {
-            for (Write w : writes) {
-                int len = w.data().length;
+            for (int i = 0; i < sorted.size(); ) {
+                int j = i + 1;
+                long end = sorted.get(i).offset() + sorted.get(i).data().length;
+                int len = sorted.get(i).data().length;
+                while (j < sorted.size() && sorted.get(j).offset() == end && len + sorted.get(j).data().length <= FIXED_SIZE) {
+                    len += sorted.get(j).data().length;
+                    end += sorted.get(j).data().length;
+                    j++;
+                }
                 Integer idx = lease(len);
                 // all registered buffers busy: finish the oldest writes (they are ahead in the device queue anyway)
                 // (only while this batch holds some: read-ahead may hold them all, and waiting would serialize)
@@ -233,8 +247,14 @@ public final class UringBlockDevice implements BlockDevice {
                 }
                 if (idx != null) heldHere++;
                 MemorySegment buf = idx != null ? fixed[idx].asSlice(0, len) : Arena.ofAuto().allocate(len, 4096);
-                MemorySegment.copy(w.data(), 0, buf, ValueLayout.JAVA_BYTE, 0, len);
-                inFlight.add(new InFlight(w, buf, idx, idx != null ? file.writeFixed(buf, w.offset(), idx) : file.write(buf, w.offset())));
+                long at = sorted.get(i).offset();
+                for (int k = i, pos = 0; k < j; k++) {
+                    byte[] d = sorted.get(k).data();
+                    MemorySegment.copy(d, 0, buf, ValueLayout.JAVA_BYTE, pos, d.length);
+                    pos += d.length;
+                }
+                inFlight.add(new InFlight(at, len, buf, idx, idx != null ? file.writeFixed(buf, at, idx) : file.write(buf, at)));
+                i = j;
             }
         } finally {
             while (!inFlight.isEmpty()) first = finish(inFlight.poll(), first);
@@ -247,10 +267,10 @@ public final class UringBlockDevice implements BlockDevice {
         CompletableFuture<Integer> last = op.f();
         try {
             int done = await(op.f());
-            while (done < op.w().data().length) { // short write: rare, finish it synchronously
-                last = file.write(op.buf().asSlice(done), op.w().offset() + done);
+            while (done < op.len()) { // short write: rare, finish it synchronously
+                last = file.write(op.buf().asSlice(done), op.offset() + done);
                 int m = await(last);
-                if (m == 0) throw new IOException(name() + ": no progress writing at " + (op.w().offset() + done));
+                if (m == 0) throw new IOException(name() + ": no progress writing at " + (op.offset() + done));
                 done += m;
             }
         } catch (IOException e) {

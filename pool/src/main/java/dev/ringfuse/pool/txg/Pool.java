@@ -205,9 +205,8 @@ public final class Pool implements AutoCloseable {
         Uberblock ub;
         BlockPointer log;
         long newLength;
-        lock.lock();
+        lockForCommit();
         try {
-            commitLock.lock(); // waits for the previous commit's I/O
             try {
                 checkUsable();
                 for (Dataset ds : open.values()) if (ds.hook != null) ds.hook.sync(txg + 1);
@@ -265,6 +264,27 @@ public final class Pool implements AutoCloseable {
             if (e instanceof Error er) throw er;
             throw suspended;
         } finally {
+            commitLock.unlock();
+        }
+    }
+
+    /**
+     * Takes the pool lock, then the commit lock. A caller that does not hold the pool lock already waits for
+     * the previous commit's I/O without it: waiting under the pool lock stopped every request for the
+     * whole device write of the txg before (the open txg could not take writes while the previous one
+     * synced). Never waits for the commit lock while holding the pool lock it took here, so the lock order
+     * (pool, then commit) still holds.
+     */
+    private void lockForCommit() {
+        for (;;) {
+            lock.lock();
+            if (lock.getHoldCount() > 1) { // the caller holds the pool lock: nothing to gain by letting it go
+                commitLock.lock();
+                return;
+            }
+            if (commitLock.tryLock()) return;
+            lock.unlock();
+            commitLock.lock(); // the previous commit's device writes, with requests going on meanwhile
             commitLock.unlock();
         }
     }
