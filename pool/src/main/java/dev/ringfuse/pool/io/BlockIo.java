@@ -38,7 +38,16 @@ public final class BlockIo {
      * place and birth txg (a place freed and written again has a later birth; the checksum is checked on use).
      * Not by BlockPointer: its equals/hashCode encode 128 bytes per lookup, twice per read.
      */
-    private final ConcurrentHashMap<Ahead, CompletableFuture<byte[]>> ahead = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Ahead, CompletableFuture<Checked>> ahead = new ConcurrentHashMap<>();
+    /**
+     * A block read ahead, checked and decoded on a checker thread as soon as it arrived (outside the pool lock
+     * and in parallel with the next reads): its logical bytes, or null when its stored bytes did not match the
+     * checksum it was read for (the reader then takes the verified path, which counts and repairs).
+     */
+    private record Checked(byte[] checksum, byte[] bytes) {}
+    /** Checksums and decompression of read-ahead, off the requests' threads (virtual: one per block, cheap). */
+    private static final java.util.concurrent.ExecutorService CHECKERS =
+            java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-check-", 0).factory());
 
     private record Ahead(long place, long birth) {
         static Ahead of(BlockPointer bp) {
@@ -152,7 +161,8 @@ public final class BlockIo {
             ahead.values().removeIf(CompletableFuture::isDone); // unclaimed (the reader went elsewhere)
             if (ahead.size() >= MAX_AHEAD) return;
         }
-        ahead.put(key, devices[d.device()].readAsync(d.offset(), (int) d.asize()));
+        ahead.put(key, devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS,
+                raw -> new Checked(bp.checksum(), decodeStored(bp, raw))));
     }
 
     /** Flushes every device. */
@@ -177,10 +187,12 @@ public final class BlockIo {
         byte[] c = cache.get(bp);
         if (c != null) return c;
         byte[] out = null;
-        CompletableFuture<byte[]> f = ahead.isEmpty() ? null : ahead.remove(Ahead.of(bp));
+        CompletableFuture<Checked> f = ahead.isEmpty() ? null : ahead.remove(Ahead.of(bp));
         if (f != null) {
             try {
-                out = decodeIfValid(bp, f.get(60, TimeUnit.SECONDS));
+                Checked got = f.get(60, TimeUnit.SECONDS);
+                // checked against the pointer it was read for: the same place and birth, and the same checksum
+                if (java.util.Arrays.equals(got.checksum(), bp.checksum())) out = got.bytes();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
@@ -190,6 +202,18 @@ public final class BlockIo {
         if (out == null) out = readCopies(bp);
         cache.put(bp, out);
         return out;
+    }
+
+    /**
+     * The logical bytes of {@code raw} (the first copy, in the device's buffer) if its checksum matches, else
+     * null: checked where it lies, then copied once (or decompressed).
+     */
+    static byte[] decodeStored(BlockPointer bp, java.lang.foreign.MemorySegment raw) {
+        if (bp.psize() > raw.byteSize()) return null;
+        if (bp.compression() != Compression.OFF) return decodeIfValid(bp, raw.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        if (!bp.checksumType().matches(bp.checksum(), raw.asSlice(0, bp.psize()).asByteBuffer())) return null;
+        if (bp.lsize() > raw.byteSize()) return java.util.Arrays.copyOf(raw.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), bp.lsize());
+        return raw.asSlice(0, bp.lsize()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
     }
 
     /** The logical bytes of {@code raw} (the first copy) if its checksum matches, else null. */
