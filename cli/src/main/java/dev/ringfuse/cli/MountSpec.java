@@ -34,6 +34,12 @@ final class MountSpec {
     private final VolumeCliOptions volume;
     /** pool: -o writeback, the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"). */
     private boolean poolWriteback;
+    /**
+     * pool: -o readahead=SIZE, the kernel's readahead window for this mount (1 MiB unless given; 0 keeps the
+     * kernel's 128 KiB). See {@link ReadAhead}.
+     */
+    long readAhead = -1;
+    static final long POOL_READAHEAD = 1 << 20;
     /** Held until the process ends (see {@link #create}). */
     @SuppressWarnings("unused")
     private ExclusiveUse sourceClaim;
@@ -64,6 +70,19 @@ final class MountSpec {
             case passthrough -> takePassthrough(opts);
             case pool -> {
                 poolWriteback = opts.remove("writeback");
+                readAhead = POOL_READAHEAD;
+                for (java.util.Iterator<String> it = opts.iterator(); it.hasNext(); ) {
+                    String opt = it.next();
+                    if (!opt.startsWith("readahead=")) continue;
+                    String v = opt.substring("readahead=".length());
+                    try {
+                        readAhead = dev.ringfuse.pool.txg.Properties.parseSize(v);
+                    } catch (RuntimeException e) {
+                        throw new IllegalArgumentException("readahead=" + v + ": not a size (e.g. 1M, 512K, 0)");
+                    }
+                    if (readAhead < 0 || readAhead > 64L << 20) throw new IllegalArgumentException("readahead must be from 0 to 64M");
+                    it.remove();
+                }
                 yield opts;
             }
             case sql -> opts;
