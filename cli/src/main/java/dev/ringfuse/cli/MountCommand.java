@@ -31,7 +31,9 @@ import picocli.CommandLine.Parameters;
                 "    the pool later in whole pages; fsync still commits; SEEK_DATA/SEEK_HOLE then see no holes),",
                 "    entry_timeout=SECONDS, attr_timeout=SECONDS (default 3600 each): how long the kernel keeps",
                 "    names and attributes without asking; the mount is the dataset's only writer and invalidates",
-                "    what rollback, receive and commits change, so long is safe (0 asks every time)",
+                "    what rollback, receive and commits change, so long is safe (0 asks every time),",
+                "    readahead=SIZE (the kernel's readahead window of the mount, as root; default 1M, 0: the",
+                "    kernel's 128K)",
                 "An unknown option is refused with its name. A non-empty mount point is mounted over (as",
                 "mount(8) and libfuse 3 do) with a note: its entries are hidden until the unmount."})
 final class MountCommand implements Callable<Integer> {
@@ -91,6 +93,10 @@ final class MountCommand implements Callable<Integer> {
             if (hidden > 0) {
                 System.err.println("ringfuse: note: " + spec.mountpoint + " was not empty; its " + hidden
                         + " entries are hidden until the unmount");
+            }
+            if (spec.readAhead > 0) {
+                String why = ReadAhead.apply(m.mountpoint(), spec.readAhead);
+                if (why != null) System.err.println("ringfuse: note: " + why);
             }
             Thread main = Thread.currentThread();
             Thread hook = new Thread(() -> {

@@ -36,6 +36,12 @@ final class MountSpec {
     private boolean poolWriteback;
     /** pool: -o entry_timeout=,attr_timeout= in seconds (pool/DESIGN.md, "The kernel's name and attribute cache"). */
     private dev.ringfuse.pool.fs.CacheTimeouts poolTimeouts = dev.ringfuse.pool.fs.CacheTimeouts.DEFAULT;
+    /**
+     * pool: -o readahead=SIZE, the kernel's readahead window for this mount (1 MiB unless given; 0 keeps the
+     * kernel's 128 KiB). See {@link ReadAhead}.
+     */
+    long readAhead = -1;
+    static final long POOL_READAHEAD = 1 << 20;
     /** Held until the process ends (see {@link #create}). */
     @SuppressWarnings("unused")
     private ExclusiveUse sourceClaim;
@@ -66,6 +72,19 @@ final class MountSpec {
             case passthrough -> takePassthrough(opts);
             case pool -> {
                 poolWriteback = opts.remove("writeback");
+                readAhead = POOL_READAHEAD;
+                for (java.util.Iterator<String> it = opts.iterator(); it.hasNext(); ) {
+                    String opt = it.next();
+                    if (!opt.startsWith("readahead=")) continue;
+                    String v = opt.substring("readahead=".length());
+                    try {
+                        readAhead = dev.ringfuse.pool.txg.Properties.parseSize(v);
+                    } catch (RuntimeException e) {
+                        throw new IllegalArgumentException("readahead=" + v + ": not a size (e.g. 1M, 512K, 0)");
+                    }
+                    if (readAhead < 0 || readAhead > 64L << 20) throw new IllegalArgumentException("readahead must be from 0 to 64M");
+                    it.remove();
+                }
                 yield takePoolTimeouts(opts);
             }
             case sql -> opts;

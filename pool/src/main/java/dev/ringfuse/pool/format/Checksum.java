@@ -57,6 +57,32 @@ public enum Checksum {
         return Arrays.equals(expected, compute(data, off, len));
     }
 
+    /**
+     * Whether the bytes {@code data} has left (position to limit, consumed) have checksum {@code expected}:
+     * `pool verify` checks a read in the device's own buffer, without copying it to the heap first.
+     */
+    public boolean matches(byte[] expected, java.nio.ByteBuffer data) {
+        byte[] out = new byte[SIZE];
+        switch (this) {
+            case CRC32C -> {
+                CRC32C c = new CRC32C();
+                c.update(data);
+                int v = (int) c.getValue();
+                out[0] = (byte) v; out[1] = (byte) (v >>> 8); out[2] = (byte) (v >>> 16); out[3] = (byte) (v >>> 24);
+            }
+            case SHA256 -> {
+                try {
+                    MessageDigest md = MessageDigest.getInstance("SHA-256");
+                    md.update(data);
+                    System.arraycopy(md.digest(), 0, out, 0, SIZE);
+                } catch (NoSuchAlgorithmException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        return Arrays.equals(expected, out);
+    }
+
     /** CRC32C, as used for the self-checksums of labels and uberblocks. */
     public static int crc32c(byte[] data, int off, int len) {
         CRC32C c = new CRC32C();

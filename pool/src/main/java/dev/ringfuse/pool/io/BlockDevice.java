@@ -39,6 +39,16 @@ public interface BlockDevice extends AutoCloseable {
         }
     }
 
+    /**
+     * Starts a read of {@code len} bytes at {@code offset} and, once it completed, applies {@code use} to them
+     * on {@code ex} while they are still in the device's buffer (valid only during the call): `pool verify`
+     * checksums there instead of copying every block to the heap first. The default reads into an array.
+     */
+    default <T> java.util.concurrent.CompletableFuture<T> readAsync(long offset, int len, java.util.concurrent.Executor ex,
+                                                                   java.util.function.Function<java.lang.foreign.MemorySegment, T> use) {
+        return readAsync(offset, len).thenApplyAsync(b -> use.apply(java.lang.foreign.MemorySegment.ofArray(b)), ex);
+    }
+
     /** Writes several blocks, possibly all in flight at once; returns when every one completed. */
     default void writeAll(List<Write> writes) throws IOException {
         for (Write w : writes) write(w.offset(), w.data(), 0, w.data().length);

@@ -38,7 +38,16 @@ public final class BlockIo {
      * place and birth txg (a place freed and written again has a later birth; the checksum is checked on use).
      * Not by BlockPointer: its equals/hashCode encode 128 bytes per lookup, twice per read.
      */
-    private final ConcurrentHashMap<Ahead, CompletableFuture<byte[]>> ahead = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Ahead, CompletableFuture<Checked>> ahead = new ConcurrentHashMap<>();
+    /**
+     * A block read ahead, checked and decoded on a checker thread as soon as it arrived (outside the pool lock
+     * and in parallel with the next reads): its logical bytes, or null when its stored bytes did not match the
+     * checksum it was read for (the reader then takes the verified path, which counts and repairs).
+     */
+    private record Checked(byte[] checksum, byte[] bytes) {}
+    /** Checksums and decompression of read-ahead, off the requests' threads (virtual: one per block, cheap). */
+    private static final java.util.concurrent.ExecutorService CHECKERS =
+            java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-check-", 0).factory());
 
     private record Ahead(long place, long birth) {
         static Ahead of(BlockPointer bp) {
@@ -169,7 +178,8 @@ public final class BlockIo {
             ahead.values().removeIf(CompletableFuture::isDone); // unclaimed (the reader went elsewhere)
             if (ahead.size() >= MAX_AHEAD) return;
         }
-        ahead.put(key, devices[d.device()].readAsync(d.offset(), (int) d.asize()));
+        ahead.put(key, devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS,
+                raw -> new Checked(bp.checksum(), decodeStored(bp, raw))));
     }
 
     /** Flushes every device. */
@@ -194,10 +204,12 @@ public final class BlockIo {
         byte[] c = cache.get(bp);
         if (c != null) return c;
         byte[] out = null;
-        CompletableFuture<byte[]> f = ahead.isEmpty() ? null : ahead.remove(Ahead.of(bp));
+        CompletableFuture<Checked> f = ahead.isEmpty() ? null : ahead.remove(Ahead.of(bp));
         if (f != null) {
             try {
-                out = decodeIfValid(bp, f.get(60, TimeUnit.SECONDS));
+                Checked got = f.get(60, TimeUnit.SECONDS);
+                // checked against the pointer it was read for: the same place and birth, and the same checksum
+                if (java.util.Arrays.equals(got.checksum(), bp.checksum())) out = got.bytes();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
@@ -207,6 +219,18 @@ public final class BlockIo {
         if (out == null) out = readCopies(bp);
         cache.put(bp, out);
         return out;
+    }
+
+    /**
+     * The logical bytes of {@code raw} (the first copy, in the device's buffer) if its checksum matches, else
+     * null: checked where it lies, then copied once (or decompressed).
+     */
+    static byte[] decodeStored(BlockPointer bp, java.lang.foreign.MemorySegment raw) {
+        if (bp.psize() > raw.byteSize()) return null;
+        if (bp.compression() != Compression.OFF) return decodeIfValid(bp, raw.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        if (!bp.checksumType().matches(bp.checksum(), raw.asSlice(0, bp.psize()).asByteBuffer())) return null;
+        if (bp.lsize() > raw.byteSize()) return java.util.Arrays.copyOf(raw.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), bp.lsize());
+        return raw.asSlice(0, bp.lsize()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
     }
 
     /** The logical bytes of {@code raw} (the first copy) if its checksum matches, else null. */
@@ -221,45 +245,58 @@ public final class BlockIo {
     }
 
     /**
-     * Reads and checks single-copy pointers (`pool verify`'s file blocks), all in flight at once; returns per
-     * pointer null or what is wrong, counting errors per device as reads do.
+     * A window that reads and checks single-copy pointers (`pool verify`'s file blocks), many in flight, counting
+     * errors per device as reads do; {@code done} gets each pointer with null or what is wrong, in order.
      */
-    public List<String> verifyAll(List<BlockPointer> bps) {
-        List<CompletableFuture<byte[]>> reads = new ArrayList<>(bps.size());
-        for (BlockPointer bp : bps) {
-            Dva d = bp.dvas()[0];
-            reads.add(d.device() < devices.length ? devices[d.device()].readAsync(d.offset(), (int) d.asize())
-                    : CompletableFuture.failedFuture(new FormatException("block pointer names device " + d.device())));
+    public VerifyWindow verifyWindow(java.util.function.BiConsumer<BlockPointer, String> done) {
+        return new VerifyWindow(this, done);
+    }
+
+    /** Starts reading a single-copy pointer; its check (checksum, decompression) runs on {@code checkers}. */
+    CompletableFuture<String> checkAsync(BlockPointer bp, java.util.concurrent.Executor checkers) {
+        Dva d = bp.dvas()[0];
+        if (d.device() >= devices.length) {
+            return CompletableFuture.completedFuture(new FormatException("block pointer names device " + d.device()).getMessage());
         }
-        List<String> out = new ArrayList<>(bps.size());
-        for (int i = 0; i < bps.size(); i++) {
-            BlockPointer bp = bps.get(i);
-            Dva d = bp.dvas()[0];
-            int dev = Math.min(d.device(), devices.length - 1);
-            String why;
-            boolean readFailed = false;
-            try {
-                byte[] raw = reads.get(i).get(60, TimeUnit.SECONDS);
-                why = decodeIfValid(bp, raw) == null ? "checksum mismatch" : null;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                why = "interrupted";
-            } catch (Exception e) {
-                readFailed = true;
-                why = e.getCause() != null ? e.getCause().getMessage() : e.toString();
-            }
-            if (why != null && devices[dev] instanceof MirrorDevice m && d.device() == dev) {
-                // one side's copy is bad: the block is fine if another side has it (and that side heals this one)
-                if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d)) != null) why = null;
-                else why = "no side of the mirror holds a good copy (" + why + ")";
-            } else if (why != null && readFailed) {
-                stats[dev].readErrors.incrementAndGet();
-            } else if (why != null && !why.equals("interrupted")) {
-                stats[dev].checksumErrors.incrementAndGet();
-            }
-            out.add(why);
+        return devices[d.device()].readAsync(d.offset(), (int) d.asize(), checkers, raw -> validStored(bp, raw))
+                .handle((ok, err) -> check(bp, ok, err));
+    }
+
+    /**
+     * Whether {@code raw} (a read in the device's buffer) holds {@code bp}: its checksum matches and, compressed,
+     * it decompresses. Uncompressed blocks are checked where they lie; compressed ones are copied to decompress.
+     */
+    static boolean validStored(BlockPointer bp, java.lang.foreign.MemorySegment raw) {
+        if (bp.psize() > raw.byteSize()) return false;
+        if (bp.compression() != Compression.OFF) return decodeIfValid(bp, raw.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)) != null;
+        return bp.checksumType().matches(bp.checksum(), raw.asSlice(0, bp.psize()).asByteBuffer());
+    }
+
+    /** Null if the read was good (or the mirror's other sides hold {@code bp}), else what is wrong, counted on the device. */
+    private String check(BlockPointer bp, Boolean ok, Throwable err) {
+        Dva d = bp.dvas()[0];
+        String why;
+        if (err != null) {
+            Throwable c = err instanceof java.util.concurrent.CompletionException && err.getCause() != null ? err.getCause() : err;
+            why = c.getMessage() != null ? c.getMessage() : c.toString();
+        } else {
+            why = ok ? null : "checksum mismatch";
         }
-        return out;
+        if (why != null && devices[d.device()] instanceof MirrorDevice m) {
+            // one side's copy is bad: the block is fine if another side has it (and that side heals this one)
+            if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d)) != null) why = null;
+            else why = "no side of the mirror holds a good copy (" + why + ")";
+        } else if (why != null && err != null) {
+            stats[d.device()].readErrors.incrementAndGet();
+        } else if (why != null) {
+            stats[d.device()].checksumErrors.incrementAndGet();
+        }
+        return why;
+    }
+
+    /** Counts a read of {@code d} that never answered. */
+    void readFailed(Dva d) {
+        if (d.device() < devices.length) stats[d.device()].readErrors.incrementAndGet();
     }
 
     /** True when {@code raw} holds {@code bp}'s stored bytes (its checksum matches). */

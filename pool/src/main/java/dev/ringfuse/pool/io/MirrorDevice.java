@@ -159,6 +159,14 @@ public final class MirrorDevice implements BlockDevice {
         return sides[order.getFirst()].readAsync(offset, len);
     }
 
+    @Override
+    public <T> CompletableFuture<T> readAsync(long offset, int len, java.util.concurrent.Executor ex,
+                                              java.util.function.Function<java.lang.foreign.MemorySegment, T> use) {
+        List<Integer> order = readOrder(offset);
+        if (order.isEmpty()) return CompletableFuture.failedFuture(new IOException(name() + ": no readable side"));
+        return sides[order.getFirst()].readAsync(offset, len, ex, use);
+    }
+
     /**
      * Reads {@code len} bytes at {@code offset} from a side whose bytes {@code valid} accepts, repairing every
      * side tried before it if {@code mayRepair} says so then (the place is still allocated to the block); null

@@ -206,6 +206,29 @@ public final class UringBlockDevice implements BlockDevice {
     }
 
     @Override
+    public <T> CompletableFuture<T> readAsync(long offset, int len, java.util.concurrent.Executor ex,
+                                              java.util.function.Function<MemorySegment, T> use) {
+        try {
+            checkRange(offset, len);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Integer idx = lease(len);
+        MemorySegment buf = idx != null ? fixed[idx].asSlice(0, len) : Arena.ofAuto().allocate(len, 4096);
+        CompletableFuture<Integer> read = idx != null ? file.readFixed(buf, offset, idx) : file.read(buf, offset);
+        // the buffer goes back only after use: the kernel is done with it once the read completed
+        return read.handleAsync((n, err) -> {
+            try {
+                if (err != null) throw new CompletionException(err);
+                if (n != len) throw new CompletionException(new IOException(name() + ": short read at " + offset));
+                return use.apply(buf);
+            } finally {
+                if (idx != null) freeFixed.add(idx);
+            }
+        }, ex);
+    }
+
+    @Override
     public void write(long offset, byte[] src, int off, int len) throws IOException {
         writeAll(List.of(new Write(offset, java.util.Arrays.copyOfRange(src, off, off + len))));
     }

@@ -58,6 +58,14 @@ public final class PoolVerifier {
     }
 
     private Report run(LongConsumer progress) throws IOException {
+        this.progress = progress;
+        try (var w = io.verifyWindow(this::checked)) {
+            window = w;
+            return walk(progress);
+        }
+    }
+
+    private Report walk(LongConsumer progress) throws IOException {
         BlockPointer mos = pool.mosPointer();
         byte[] mosBytes = block(mos, progress);
         if (mosBytes == null) return new Report(blocks, bytes, 0, List.copyOf(errors));
@@ -85,7 +93,7 @@ public final class PoolVerifier {
                 return true;
             });
         }
-        flushBatch(progress);
+        window.drain();
         for (BlockPointer bp : dead) {
             if (!bp.equals(seen.get(DatasetDir.deadKey(0, bp)))) errors.add("dead list block " + bp + " is referenced by no snapshot");
         }
@@ -159,34 +167,29 @@ public final class PoolVerifier {
         return true;
     }
 
-    /** File blocks' copies waiting to be read together (the device sees many requests at once). */
-    private final List<BlockPointer> batch = new ArrayList<>();
-    private static final int BATCH = 64;
+    /** File blocks' copies in flight: read and checked many at a time while the walk goes on. */
+    private dev.ringfuse.pool.io.VerifyWindow window;
+    private LongConsumer progress = x -> { };
 
-    /** Queues every copy of a file block for {@link #flushBatch}. */
+    /** Queues every copy of a file block for the window. */
     private void dataBlock(BlockPointer bp, LongConsumer progress) {
         if (alreadySeen(bp)) return;
         blocks++;
         for (Dva d : bp.dvas()) {
             if (d.isEmpty()) continue;
             live.add(d);
-            batch.add(new BlockPointer(new Dva[] {d, Dva.EMPTY, Dva.EMPTY}, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
+            window.add(new BlockPointer(new Dva[] {d, Dva.EMPTY, Dva.EMPTY}, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
                     bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum()));
         }
         if (bp.birth() > pool.txg()) errors.add(bp + ": born after the pool's txg " + pool.txg());
-        if (batch.size() >= BATCH) flushBatch(progress);
     }
 
-    private void flushBatch(LongConsumer progress) {
-        if (batch.isEmpty()) return;
-        List<String> res = io.verifyAll(batch);
-        for (int i = 0; i < batch.size(); i++) {
-            Dva d = batch.get(i).dvas()[0];
-            if (res.get(i) != null) errors.add("copy " + d.device() + ":" + d.offset() + " of " + batch.get(i) + ": " + res.get(i));
-            bytes += d.asize();
-        }
+    /** A file block's copy was read and checked ({@code why} null when it is good). */
+    private void checked(BlockPointer single, String why) {
+        Dva d = single.dvas()[0];
+        if (why != null) errors.add("copy " + d.device() + ":" + d.offset() + " of " + single + ": " + why);
+        bytes += d.asize();
         progress.accept(bytes);
-        batch.clear();
     }
 
     /**
