@@ -1,5 +1,8 @@
 package dev.ringfuse.transport;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * When a transport thread that has just served a request should poll for the next one instead of sleeping,
  * and for how long. One instance per serving thread (not thread-safe).
@@ -30,6 +33,12 @@ package dev.ringfuse.transport;
  *       a poll nor a catch;</li>
  *   <li>the first request after a rest starts again from {@code max}, unless the last polls caught nothing.</li>
  * </ul>
+ *
+ * <p>What a caller reports decides everything, so: a poll is only the waiting (a transport that submits its
+ * replies before polling charges that submit to serving, with {@code served(nanos, 0)}), and a catch is a poll
+ * that ended with a <em>request</em> (not a wake-up or a re-registration). Its decisions are counted
+ * ({@link #counters}: polls, catches, halvings, pauses ...) and published once per window, so a mount's
+ * statistics show what the policy does without a cost per request.
  */
 public final class AdaptiveSpin {
     /** Requests per adjustment. */
@@ -52,6 +61,14 @@ public final class AdaptiveSpin {
     private long lastArrival = Long.MIN_VALUE / 2;
     private long polled, served, caught, polls;
     private int requests;
+    /** Names of {@link #counters}, in order; {@code budget_ns} is the current budget (0 while paused). */
+    public static final String[] COUNTERS = {"polls", "catches", "polled_ns", "served_ns", "requests", "windows",
+        "halvings", "doublings", "pauses", "paused_windows", "fresh_starts", "idle_sleeps", "paused_sleeps", "budget_ns"};
+    private static final int POLLS = 0, CATCHES = 1, POLLED = 2, SERVED = 3, REQUESTS = 4, WINDOWS = 5, HALVINGS = 6,
+            DOUBLINGS = 7, PAUSES = 8, PAUSED_WINDOWS = 9, FRESH = 10, IDLE_SLEEPS = 11, PAUSED_SLEEPS = 12, BUDGET = 13;
+    private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
+    /** Totals kept by the serving thread (plain), and the copy it publishes once per window (read by any thread). */
+    private final long[] totals = new long[COUNTERS.length], published = new long[COUNTERS.length];
     /** Windows left in the current pause (no polling), and how long the next pause lasts. */
     private int paused, nextPause = 1;
     /** The last adjustment was a pause for polls that caught nothing. */
@@ -77,7 +94,15 @@ public final class AdaptiveSpin {
 
     /** How long to poll now, in nanoseconds; 0: sleep at once. */
     public long budget(long now) {
-        if (max == 0 || paused > 0 || now - lastArrival > idleAfter) return 0;
+        if (max == 0) return 0;
+        if (paused > 0) {
+            totals[PAUSED_SLEEPS]++; // the thread is about to sleep: a plain increment costs nothing there
+            return 0;
+        }
+        if (now - lastArrival > idleAfter) {
+            totals[IDLE_SLEEPS]++;
+            return 0;
+        }
         return budget;
     }
 
@@ -97,8 +122,8 @@ public final class AdaptiveSpin {
             // polls that caught nothing (unless the rest was a long one): on a loaded machine
             // rests come every few ms, and a full-budget window after each cost several times the serving CPU
             budget = max;
-            polled = served = caught = polls = 0;
-            requests = 0;
+            totals[FRESH]++;
+            total();
             paused = 0;
             nextPause = 1;
             fruitless = false;
@@ -119,24 +144,77 @@ public final class AdaptiveSpin {
         served += nanos;
         requests += count;
         if (requests < WINDOW) return;
+        totals[WINDOWS]++;
         if (paused > 0) {
             paused--; // then one window tries again
+            totals[PAUSED_WINDOWS]++;
         } else if (CPU_SHARE < 0) {
             // unbounded (measurements only): the budget stays at max
         } else if (polls > 0 && caught == 0 || polled > allowance() && budget == MIN_BUDGET) {
             fruitless = caught == 0;
+            totals[PAUSES]++;
+            if (budget > MIN_BUDGET) totals[HALVINGS]++;
             paused = nextPause;
             nextPause = Math.min(MAX_PAUSE, nextPause * 2);
             budget = Math.max(MIN_BUDGET, budget / 2);
         } else if (polled > allowance()) {
             budget = Math.max(MIN_BUDGET, budget / 2);
+            totals[HALVINGS]++;
         } else if (polled < allowance() / 2 && caught > 0) {
+            if (budget < max) totals[DOUBLINGS]++;
             budget = Math.min(max, budget * 2);
             nextPause = 1;
             fruitless = false;
         }
+        total();
+        publish();
+    }
+
+    /** Adds the window's figures to the totals and starts a new window. */
+    private void total() {
+        totals[POLLS] += polls;
+        totals[CATCHES] += caught;
+        totals[POLLED] += polled;
+        totals[SERVED] += served;
+        totals[REQUESTS] += requests;
         polled = served = caught = polls = 0;
         requests = 0;
+    }
+
+    private void publish() {
+        totals[BUDGET] = currentBudget();
+        for (int i = 0; i < totals.length; i++) PUBLISHED.setOpaque(published, i, totals[i]);
+    }
+
+    /**
+     * The counters as of the last window's end, in the order of {@link #COUNTERS} (any thread may call this;
+     * the figures of one call may straddle a window).
+     */
+    public long[] counters() {
+        long[] c = new long[published.length];
+        for (int i = 0; i < c.length; i++) c[i] = (long) PUBLISHED.getOpaque(published, i);
+        return c;
+    }
+
+    /**
+     * Statistics lines for the policies of a transport's serving threads: {@code spin.NAME counter value ...}
+     * for each, then their sum as {@code spin counter value ...} (without the budget, which does not add up).
+     */
+    public static void describe(StringBuilder b, java.util.List<String> names, java.util.List<AdaptiveSpin> spins) {
+        long[] sum = new long[COUNTERS.length];
+        for (int q = 0; q < spins.size(); q++) {
+            long[] c = spins.get(q).counters();
+            b.append("spin.").append(names.get(q));
+            for (int i = 0; i < c.length; i++) {
+                b.append(' ').append(COUNTERS[i]).append(' ').append(c[i]);
+                sum[i] += c[i];
+            }
+            b.append('\n');
+        }
+        if (spins.isEmpty()) return;
+        b.append("spin");
+        for (int i = 0; i < BUDGET; i++) b.append(' ').append(COUNTERS[i]).append(' ').append(sum[i]);
+        b.append('\n');
     }
 
     /** What polling may have spent in this window (see the class comment). */

@@ -112,6 +112,13 @@ public final class UringTransport implements Transport {
     @Override
     public String describe() { return queues.size() + " queues"; }
 
+    @Override
+    public void describePolling(StringBuilder b) {
+        java.util.List<String> names = new ArrayList<>();
+        for (int q = 0; q < queues.size(); q++) names.add("q" + q);
+        dev.ringfuse.transport.AdaptiveSpin.describe(b, names, queues.stream().map(UringQueue::spin).toList());
+    }
+
     /** Stops every queue (closing a ring cancels its registered commands). */
     @Override
     public void stop() {
