@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Why the adaptive polling default stays low at QD1: memfs mounted on each transport with the default
-polling, with polling unbounded (-Dringfuse.spin.share=-1) and without polling (-o spin=0), fio j1 (4k randread
+polling, with the mount-scope candidate (-Dringfuse.spin.scope=mount), with polling unbounded
+(-Dringfuse.spin.share=-1) and without polling (-o spin=0), fio j1 (4k randread
 O_DIRECT libaio QD1) on each in rotated rounds, and beside each figure the server CPU per operation and what
 the polling policy did meanwhile: the difference of each serving thread's `spin.*` counters (`ringfuse stats`)
 before and after the run.
 
-    spin_diag.py [--runtime S] [--reps N] [--transports uring,dev] [--variants default,unbounded,nospin]
+    spin_diag.py [--runtime S] [--reps N] [--transports uring,dev] [--variants default,mount,unbounded,nospin]
                  [--busy] [--awake] [--idle S] [--home DIR]
 
 --busy adds j2 (QD32 x 2 jobs), the case polling must not make worse; --awake adds j1 with both CPUs kept
@@ -34,6 +35,8 @@ VARIANTS = {
     "default": ([], {}),
     "unbounded": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.spin.share=-1"}),
     "nospin": (["-o", "spin=0"], {}),
+    # the candidate: every serving thread decides on the whole mount's polls (AdaptiveSpin.MOUNT_SCOPE)
+    "mount": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.spin.scope=mount"}),
 }
 COUNTERS = ["polls", "catches", "polled_ns", "served_ns", "requests", "windows", "halvings", "doublings", "pauses",
             "paused_windows", "fresh_starts", "idle_sleeps", "paused_sleeps", "budget_ns"]
@@ -103,7 +106,7 @@ def main(argv):
     p.add_argument("--runtime", type=int, default=10)
     p.add_argument("--reps", type=int, default=1)
     p.add_argument("--transports", default="uring,dev")
-    p.add_argument("--variants", default="default,unbounded,nospin")
+    p.add_argument("--variants", default="default,mount,unbounded,nospin")
     p.add_argument("--busy", action="store_true", help="also j2, QD32 x 2 jobs")
     p.add_argument("--awake", action="store_true", help="also j1 with both CPUs kept awake")
     p.add_argument("--idle", type=int, default=0, help="seconds of each mount's CPU at rest, at the end")

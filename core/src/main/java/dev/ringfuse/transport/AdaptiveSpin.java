@@ -49,6 +49,14 @@ public final class AdaptiveSpin {
      */
     static final double CPU_SHARE = Double.parseDouble(System.getProperty("ringfuse.spin.share", "0.5"));
     private static final long MIN_BUDGET = 1_000;
+    /**
+     * {@code -Dringfuse.spin.scope=mount}: each thread decides on the polls of all the mount's serving threads
+     * ({@link #shareWith}), not on its own alone. A candidate, off by default until measured idle: at QD1 on
+     * 2 CPUs the application's thread moves between the CPUs, its requests to the other CPU's queue, so one
+     * queue's polls miss while the other's catch, and each queue alone pauses (docs/bench/transports.md,
+     * "The polling counters").
+     */
+    public static final boolean MOUNT_SCOPE = "mount".equals(System.getProperty("ringfuse.spin.scope", "queue"));
     /** The longest pause of polling, in windows. */
     static final int MAX_PAUSE = 64;
     /** A rest this long ends what fruitless polls taught: what comes next is another workload. */
@@ -69,6 +77,9 @@ public final class AdaptiveSpin {
     private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
     /** Totals kept by the serving thread (plain), and the copy it publishes once per window (read by any thread). */
     private final long[] totals = new long[COUNTERS.length], published = new long[COUNTERS.length];
+    /** With the mount scope: every serving thread's policy, and the sums of the others' totals last seen. */
+    private java.util.List<AdaptiveSpin> group;
+    private long[] peerSeen;
     /** Windows left in the current pause (no polling), and how long the next pause lasts. */
     private int paused, nextPause = 1;
     /** The last adjustment was a pause for polls that caught nothing. */
@@ -145,22 +156,37 @@ public final class AdaptiveSpin {
         requests += count;
         if (requests < WINDOW) return;
         totals[WINDOWS]++;
+        // the evidence: this thread's window, plus with the mount scope what the other threads published since
+        long pl = polls, cau = caught;
+        double pol = polled, srv = served;
+        if (group != null) {
+            long[] now = peerTotals();
+            pl += now[POLLS] - peerSeen[POLLS];
+            cau += now[CATCHES] - peerSeen[CATCHES];
+            pol += now[POLLED] - peerSeen[POLLED];
+            srv += now[SERVED] - peerSeen[SERVED];
+            peerSeen = now;
+        }
+        double allowance = CPU_SHARE * srv + (double) wakeCost * cau;
         if (paused > 0) {
             paused--; // then one window tries again
             totals[PAUSED_WINDOWS]++;
+            // with the mount scope, a pause ends as soon as the others' polls catch within the allowance:
+            // the request this thread slept for may be the one the other CPU's poll pushed here
+            if (group != null && cau > 0 && pol <= allowance) paused = 0;
         } else if (CPU_SHARE < 0) {
             // unbounded (measurements only): the budget stays at max
-        } else if (polls > 0 && caught == 0 || polled > allowance() && budget == MIN_BUDGET) {
-            fruitless = caught == 0;
+        } else if (pl > 0 && cau == 0 || pol > allowance && budget == MIN_BUDGET) {
+            fruitless = cau == 0;
             totals[PAUSES]++;
             if (budget > MIN_BUDGET) totals[HALVINGS]++;
             paused = nextPause;
             nextPause = Math.min(MAX_PAUSE, nextPause * 2);
             budget = Math.max(MIN_BUDGET, budget / 2);
-        } else if (polled > allowance()) {
+        } else if (pol > allowance) {
             budget = Math.max(MIN_BUDGET, budget / 2);
             totals[HALVINGS]++;
-        } else if (polled < allowance() / 2 && caught > 0) {
+        } else if (pol < allowance / 2 && cau > 0) {
             if (budget < max) totals[DOUBLINGS]++;
             budget = Math.min(max, budget * 2);
             nextPause = 1;
@@ -168,6 +194,27 @@ public final class AdaptiveSpin {
         }
         total();
         publish();
+    }
+
+    /**
+     * Decide on the evidence of every serving thread of {@code all} (this one among them), not of this thread
+     * alone; what the others published once per window is read once per window. The transports call it
+     * only with {@code -Dringfuse.spin.scope=mount} ({@link #MOUNT_SCOPE}). {@code all} may grow (readers
+     * that start later) but must be safe to iterate from this thread.
+     */
+    public void shareWith(java.util.List<AdaptiveSpin> all) {
+        group = all;
+        peerSeen = peerTotals();
+    }
+
+    /** The sums of the others' published polls, catches, time polled and served (indexes as in totals). */
+    private long[] peerTotals() {
+        long[] sum = new long[SERVED + 1];
+        for (AdaptiveSpin o : group) {
+            if (o == this) continue;
+            for (int i = 0; i <= SERVED; i++) sum[i] += (long) PUBLISHED.getOpaque(o.published, i);
+        }
+        return sum;
     }
 
     /** Adds the window's figures to the totals and starts a new window. */
@@ -215,11 +262,6 @@ public final class AdaptiveSpin {
         b.append("spin");
         for (int i = 0; i < BUDGET; i++) b.append(' ').append(COUNTERS[i]).append(' ').append(sum[i]);
         b.append('\n');
-    }
-
-    /** What polling may have spent in this window (see the class comment). */
-    private double allowance() {
-        return CPU_SHARE * served + (double) wakeCost * caught;
     }
 
     /** The current budget (0 while polling pauses), for tests and statistics. */

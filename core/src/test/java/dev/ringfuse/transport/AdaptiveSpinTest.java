@@ -267,4 +267,76 @@ class AdaptiveSpinTest {
         assertFalse(lines[2].contains("budget_ns"), "a sum of budgets means nothing");
         assertTrue(lines[0].endsWith(" budget_ns " + a.currentBudget()), lines[0]);
     }
+
+    /**
+     * QD1 on 2 CPUs as the counters suggest it may go: the stream alternates between two queues a window at a
+     * time; after each of its requests, the queue the stream just left polls 4 µs in vain, while the one it
+     * moved to catches its requests after 2 µs. Returns the two policies.
+     */
+    private static AdaptiveSpin[] movingStream(boolean shared, int windows) {
+        AdaptiveSpin a = new AdaptiveSpin(50 * US, 5 * US), b = new AdaptiveSpin(50 * US, 5 * US);
+        if (shared) {
+            java.util.List<AdaptiveSpin> all = java.util.List.of(a, b);
+            a.shareWith(all);
+            b.shareWith(all);
+        }
+        long now = 0;
+        for (int w = 0; w < windows; w++) {
+            // b catches a window of requests; a, having served a request just before, polls once in vain
+            now = requests(b, now, 1, 5 * US, 2 * US, (p, x) -> {
+                if (x > 0) p.polled(Math.min(2 * US, x), x >= 2 * US);
+            });
+            now = requests(a, now, 1, 5 * US, 2 * US, (p, x) -> {
+                if (x > 0) p.polled(Math.min(4 * US, x), false);
+            });
+        }
+        return new AdaptiveSpin[] {a, b};
+    }
+
+    @Test
+    void withTheMountScopeAQueueThatMissesKeepsPollingWhileAnotherCatches() {
+        AdaptiveSpin[] alone = movingStream(false, 10);
+        assertTrue(counter(alone[0], "pauses") > 0, "alone, the queue that misses pauses");
+        AdaptiveSpin[] shared = movingStream(true, 10);
+        assertEquals(0, counter(shared[0], "pauses"), "shared: the mount's polls catch, so it keeps polling");
+        assertEquals(50 * US, shared[0].currentBudget());
+        assertEquals(50 * US, shared[1].currentBudget());
+    }
+
+    @Test
+    void withTheMountScopeBusyQueuesStillPause() {
+        // QD32 x 2 on 2 CPUs: no queue's poll catches anything; sharing the evidence changes nothing
+        AdaptiveSpin a = new AdaptiveSpin(50 * US, 5 * US), b = new AdaptiveSpin(50 * US, 5 * US);
+        java.util.List<AdaptiveSpin> all = java.util.List.of(a, b);
+        a.shareWith(all);
+        b.shareWith(all);
+        long now = 0;
+        for (int w = 0; w < 3; w++) {
+            now = fruitlessWindows(a, now, 1);
+            now = fruitlessWindows(b, now, 1);
+        }
+        assertTrue(counter(a, "pauses") >= 1 && counter(b, "pauses") >= 1, "both paused");
+        int polled = 0;
+        for (int w = 0; w < 100; w++) {
+            if (a.budget(now + US) > 0) polled++;
+            now = fruitlessWindows(a, now, 1);
+            now = fruitlessWindows(b, now, 1);
+        }
+        assertTrue(polled <= 10, "a polled in " + polled + " of 100 windows");
+    }
+
+    @Test
+    void withTheMountScopeAPauseEndsWhenAnotherQueueCatches() {
+        AdaptiveSpin a = new AdaptiveSpin(50 * US, 5 * US), b = new AdaptiveSpin(50 * US, 5 * US);
+        java.util.List<AdaptiveSpin> all = java.util.List.of(a, b);
+        a.shareWith(all);
+        b.shareWith(all);
+        long now = fruitlessWindows(a, 0, 4);
+        now = fruitlessWindows(b, now, 4);
+        assertEquals(0, a.currentBudget(), "paused");
+        // b's polls catch cheaply now; a's next (paused) window ends its pause
+        now = requests(b, now, 1, 5 * US, 2 * US, (p, x) -> p.polled(2 * US, true));
+        now = requests(a, now, 1, 5 * US, 2 * US, (p, x) -> assertEquals(0, x, "still paused in this window"));
+        assertTrue(a.currentBudget() > 0, "polls again: " + a.currentBudget());
+    }
 }

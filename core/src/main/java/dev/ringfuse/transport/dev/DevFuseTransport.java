@@ -201,6 +201,7 @@ public final class DevFuseTransport implements Transport {
             if (session.ioFlusher()) IoFlusher.markServingThread();
             AdaptiveSpin spin = new AdaptiveSpin(spinNanos);
             spins.add(spin);
+            if (AdaptiveSpin.MOUNT_SCOPE) spin.shareWith(spins);
             // a reader polls only on a descriptor of its own: O_NONBLOCK belongs to the open file, and the
             // session descriptor is shared whenever there may be more than one reader (clone failures)
             Poller poller = fd != master || maxReaders == 1 ? new Poller(fd.fd()) : null;

@@ -30,6 +30,10 @@ public final class UringTransport implements Transport {
         registered = new CountDownLatch(n);
         ended = new CountDownLatch(n);
         for (int q = 0; q < n; q++) queues.add(new UringQueue(q, depth, spinMicros * 1000L, payloadSize, devFd, session, this));
+        if (dev.ringfuse.transport.AdaptiveSpin.MOUNT_SCOPE) {
+            List<dev.ringfuse.transport.AdaptiveSpin> all = queues.stream().map(UringQueue::spin).toList();
+            all.forEach(s -> s.shareWith(all));
+        }
     }
 
     /** Why io_uring cannot be used here, or null if the kernel side is available. */
