@@ -79,7 +79,7 @@ public final class AdaptiveSpin {
     private final long[] totals = new long[COUNTERS.length], published = new long[COUNTERS.length];
     /** With the mount scope: every serving thread's policy, and the sums of the others' totals last seen. */
     private java.util.List<AdaptiveSpin> group;
-    private long[] peerSeen;
+    private long[] peerSeen, peerNow;
     /** Windows left in the current pause (no polling), and how long the next pause lasts. */
     private int paused, nextPause = 1;
     /** The last adjustment was a pause for polls that caught nothing. */
@@ -160,11 +160,12 @@ public final class AdaptiveSpin {
         long pl = polls, cau = caught;
         double pol = polled, srv = served;
         if (group != null) {
-            long[] now = peerTotals();
+            long[] now = peerTotals(peerNow);
             pl += now[POLLS] - peerSeen[POLLS];
             cau += now[CATCHES] - peerSeen[CATCHES];
             pol += now[POLLED] - peerSeen[POLLED];
             srv += now[SERVED] - peerSeen[SERVED];
+            peerNow = peerSeen; // the two arrays swap: no allocation per window
             peerSeen = now;
         }
         double allowance = CPU_SHARE * srv + (double) wakeCost * cau;
@@ -204,12 +205,13 @@ public final class AdaptiveSpin {
      */
     public void shareWith(java.util.List<AdaptiveSpin> all) {
         group = all;
-        peerSeen = peerTotals();
+        peerSeen = peerTotals(new long[SERVED + 1]);
+        peerNow = new long[SERVED + 1];
     }
 
-    /** The sums of the others' published polls, catches, time polled and served (indexes as in totals). */
-    private long[] peerTotals() {
-        long[] sum = new long[SERVED + 1];
+    /** Fills {@code sum} with the others' published polls, catches, time polled and served (as in totals). */
+    private long[] peerTotals(long[] sum) {
+        java.util.Arrays.fill(sum, 0);
         for (AdaptiveSpin o : group) {
             if (o == this) continue;
             for (int i = 0; i <= SERVED; i++) sum[i] += (long) PUBLISHED.getOpaque(o.published, i);
