@@ -70,13 +70,13 @@ public final class AdaptiveSpin {
     private long polled, served, caught, polls;
     private int requests;
     /** Names of {@link #counters}, in order; {@code budget_ns} is the current budget (0 while paused). */
-    public static final String[] COUNTERS = {"polls", "catches", "polled_ns", "served_ns", "requests", "windows",
-        "halvings", "doublings", "pauses", "paused_windows", "fresh_starts", "idle_sleeps", "paused_sleeps", "budget_ns"};
+    public static final java.util.List<String> COUNTERS = java.util.List.of("polls", "catches", "polled_ns", "served_ns", "requests", "windows",
+        "halvings", "doublings", "pauses", "paused_windows", "fresh_starts", "idle_sleeps", "paused_sleeps", "budget_ns");
     private static final int POLLS = 0, CATCHES = 1, POLLED = 2, SERVED = 3, REQUESTS = 4, WINDOWS = 5, HALVINGS = 6,
             DOUBLINGS = 7, PAUSES = 8, PAUSED_WINDOWS = 9, FRESH = 10, IDLE_SLEEPS = 11, PAUSED_SLEEPS = 12, BUDGET = 13;
     private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
     /** Totals kept by the serving thread (plain), and the copy it publishes once per window (read by any thread). */
-    private final long[] totals = new long[COUNTERS.length], published = new long[COUNTERS.length];
+    private final long[] totals = new long[COUNTERS.size()], published = new long[COUNTERS.size()];
     /** With the mount scope: every serving thread's policy, and the sums of the others' totals last seen. */
     private java.util.List<AdaptiveSpin> group;
     private long[] peerSeen, peerNow;
@@ -250,19 +250,19 @@ public final class AdaptiveSpin {
      * for each, then their sum as {@code spin counter value ...} (without the budget, which does not add up).
      */
     public static void describe(StringBuilder b, java.util.List<String> names, java.util.List<AdaptiveSpin> spins) {
-        long[] sum = new long[COUNTERS.length];
+        long[] sum = new long[COUNTERS.size()];
         for (int q = 0; q < spins.size(); q++) {
             long[] c = spins.get(q).counters();
             b.append("spin.").append(names.get(q));
             for (int i = 0; i < c.length; i++) {
-                b.append(' ').append(COUNTERS[i]).append(' ').append(c[i]);
+                b.append(' ').append(COUNTERS.get(i)).append(' ').append(c[i]);
                 sum[i] += c[i];
             }
             b.append('\n');
         }
         if (spins.isEmpty()) return;
         b.append("spin");
-        for (int i = 0; i < BUDGET; i++) b.append(' ').append(COUNTERS[i]).append(' ').append(sum[i]);
+        for (int i = 0; i < BUDGET; i++) b.append(' ').append(COUNTERS.get(i)).append(' ').append(sum[i]);
         b.append('\n');
     }
 

@@ -162,7 +162,7 @@ class AdaptiveSpinTest {
 
     /** One counter of {@link AdaptiveSpin#counters} by name. */
     private static long counter(AdaptiveSpin s, String name) {
-        return s.counters()[java.util.Arrays.asList(AdaptiveSpin.COUNTERS).indexOf(name)];
+        return s.counters()[AdaptiveSpin.COUNTERS.indexOf(name)];
     }
 
     @Test
