@@ -24,6 +24,7 @@ import shutil
 import socket
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jobs  # noqa: E402
@@ -123,7 +124,7 @@ def main(argv):
     cmds = Commands()
     vs = [{"name": f"{v}-{t}", "variant": v, "transport": t}
           for t in a.transports.split(",") for v in a.variants.split(",")]
-    print(f"load before: {loadavg()}", flush=True)
+    print(f"started at {time.strftime('%H:%M:%S', time.gmtime())} UTC, load {loadavg()}", flush=True)
     try:
         for v in vs:
             opts, env = VARIANTS[v["variant"]]
@@ -136,6 +137,8 @@ def main(argv):
             jobs.prepare(v["data"], a.warmup, work, cmds, keys)
             v["sock"] = stats_socket(v["mnt"])
             v["res"] = {}
+        print(f"mounted and warmed up at {time.strftime('%H:%M:%S', time.gmtime())} UTC; measuring "
+              f"{len(fio_jobs) * a.reps * len(vs)} x {a.runtime} s", flush=True)
         for j in fio_jobs:
             for k in range(a.reps):
                 for v in vs[k % len(vs):] + vs[:k % len(vs)]:
@@ -147,7 +150,7 @@ def main(argv):
                         r = jobs.run_fio(j, v["data"], a.runtime, 1, work, v["proc"].pid, cmds)
                     d = delta(spin_counters(v["sock"]), before)
                     v["res"].setdefault(j.key, []).append((r["value"], r["cpu_us_per_io"], d))
-        print(f"load after: {loadavg()}")
+        print(f"measured by {time.strftime('%H:%M:%S', time.gmtime())} UTC, load {loadavg()}")
         for j in fio_jobs:
             print(f"\n== {j.title}, {a.runtime} s x {a.reps} round(s); IOPS (server CPU µs per op) and the polling counters"
                   " of the round with the median IOPS")
@@ -167,7 +170,6 @@ def main(argv):
                 for line in counter_rows(row[2]):
                     print(line)
         if a.idle:
-            import time
             time.sleep(1)
             before = {v["name"]: cpu_seconds(v["proc"].pid) for v in vs}
             time.sleep(a.idle)
