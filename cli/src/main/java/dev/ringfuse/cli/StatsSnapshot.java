@@ -61,6 +61,14 @@ record StatsSnapshot(Map<String, String> info, List<Op> ops) {
             b.append(String.format(Locale.ROOT, "%-16s %12d %9s %9d %10s %10s %10s %10s %10s%n", o.name, o.count, rate,
                     o.errors, bytes(o.bytesIn), bytes(o.bytesOut), latency(o.p50), latency(o.p99), latency(o.max)));
         }
+        // the serving threads' adaptive polling (transport.AdaptiveSpin), as the server wrote it: one line each, then the sum
+        boolean first = true;
+        for (Map.Entry<String, String> e : info.entrySet()) {
+            if (!e.getKey().equals("spin") && !e.getKey().startsWith("spin.")) continue;
+            if (first) b.append(String.format(Locale.ROOT, "%npolling (counters since the mount, as of each thread's last window of 32 requests)%n"));
+            first = false;
+            b.append(String.format(Locale.ROOT, "%-8s %s%n", e.getKey().equals("spin") ? "all" : e.getKey().substring(5), e.getValue()));
+        }
         return b.toString();
     }
 

@@ -81,6 +81,7 @@ class StatsCommandTest {
             String table = cli("stats", "--once", mnt.toString());
             assertTrue(table.contains("OPCODE") && table.contains("P99"), table);
             assertTrue(Pattern.compile("(?m)^RMDIR +3 +- +3 ").matcher(table).find(), table);
+            assertTrue(Pattern.compile("(?m)^all +polls [0-9]+ catches [0-9]+ ").matcher(table).find(), "polling counters: " + table);
 
             Path socket = StatsSocket.locate(mnt);
             try (MetricsServer metrics = MetricsServer.start("0", socket)) {

@@ -75,7 +75,7 @@ final class LiveMount implements Mount {
             int uid = (Integer) java.nio.file.Files.getAttribute(Path.of("/proc/self"), "unix:uid");
             Session s = session;
             stats = StatsSocket.open(uid, i.major(), i.minor(), () -> s.stats.snapshot(mountpoint.toString(),
-                    kind.name().toLowerCase(java.util.Locale.ROOT), serving(), s.inFlight()));
+                    kind.name().toLowerCase(java.util.Locale.ROOT), serving(), s.inFlight(), polling()));
         } catch (java.io.IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "no live statistics for " + mountpoint + ": " + e);
         }
@@ -109,6 +109,13 @@ final class LiveMount implements Mount {
         Session s = session;
         e.requests = s == null ? 0 : s.stats.total();
         e.commit();
+    }
+
+    /** The serving threads' polling counters, as statistics lines. */
+    private String polling() {
+        StringBuilder b = new StringBuilder();
+        (uring != null ? uring : transport).describePolling(b);
+        return b.toString();
     }
 
     /** How requests are served: "4 threads", "2 queues". */

@@ -101,6 +101,14 @@ public final class RequestStats {
      * {@code op NAME count errors bytes_in bytes_out sum_ns p50_ns p99_ns max_ns}.
      */
     public String snapshot(String mountpoint, String transport, String serving, int inFlight) {
+        return snapshot(mountpoint, transport, serving, inFlight, "");
+    }
+
+    /**
+     * The snapshot with {@code extra}, whole {@code key value} lines from the transport (its polling counters),
+     * after the mount's own.
+     */
+    public String snapshot(String mountpoint, String transport, String serving, int inFlight, String extra) {
         StringBuilder b = new StringBuilder(1024);
         b.append("ringfuse-stats 1\n");
         b.append("pid ").append(ProcessHandle.current().pid()).append('\n');
@@ -109,6 +117,7 @@ public final class RequestStats {
         b.append("uptime_ns ").append(System.nanoTime() - started).append('\n');
         b.append("inflight ").append(inFlight).append('\n');
         b.append("mountpoint ").append(mountpoint.replace("\n", "\\n")).append('\n');
+        b.append(extra);
         for (int i = 0; i < names.length; i++) {
             long[] m = merged(i);
             if (m == null) continue;

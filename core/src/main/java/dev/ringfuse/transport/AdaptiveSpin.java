@@ -1,5 +1,8 @@
 package dev.ringfuse.transport;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * When a transport thread that has just served a request should poll for the next one instead of sleeping,
  * and for how long. One instance per serving thread (not thread-safe).
@@ -30,6 +33,12 @@ package dev.ringfuse.transport;
  *       a poll nor a catch;</li>
  *   <li>the first request after a rest starts again from {@code max}, unless the last polls caught nothing.</li>
  * </ul>
+ *
+ * <p>What a caller reports decides everything, so: a poll is only the waiting (a transport that submits its
+ * replies before polling charges that submit to serving, with {@code served(nanos, 0)}), and a catch is a poll
+ * that ended with a <em>request</em> (not a wake-up or a re-registration). Its decisions are counted
+ * ({@link #counters}: polls, catches, halvings, pauses ...) and published once per window, so a mount's
+ * statistics show what the policy does without a cost per request.
  */
 public final class AdaptiveSpin {
     /** Requests per adjustment. */
@@ -40,6 +49,14 @@ public final class AdaptiveSpin {
      */
     static final double CPU_SHARE = Double.parseDouble(System.getProperty("ringfuse.spin.share", "0.5"));
     private static final long MIN_BUDGET = 1_000;
+    /**
+     * {@code -Dringfuse.spin.scope=mount}: each thread decides on the polls of all the mount's serving threads
+     * ({@link #shareWith}), not on its own alone. A candidate, off by default until measured idle: at QD1 on
+     * 2 CPUs the application's thread moves between the CPUs, its requests to the other CPU's queue, so one
+     * queue's polls miss while the other's catch, and each queue alone pauses (docs/bench/transports.md,
+     * "The polling counters").
+     */
+    public static final boolean MOUNT_SCOPE = "mount".equals(System.getProperty("ringfuse.spin.scope", "queue"));
     /** The longest pause of polling, in windows. */
     static final int MAX_PAUSE = 64;
     /** A rest this long ends what fruitless polls taught: what comes next is another workload. */
@@ -52,6 +69,17 @@ public final class AdaptiveSpin {
     private long lastArrival = Long.MIN_VALUE / 2;
     private long polled, served, caught, polls;
     private int requests;
+    /** Names of {@link #counters}, in order; {@code budget_ns} is the current budget (0 while paused). */
+    public static final java.util.List<String> COUNTERS = java.util.List.of("polls", "catches", "polled_ns", "served_ns", "requests", "windows",
+        "halvings", "doublings", "pauses", "paused_windows", "fresh_starts", "idle_sleeps", "paused_sleeps", "budget_ns");
+    private static final int POLLS = 0, CATCHES = 1, POLLED = 2, SERVED = 3, REQUESTS = 4, WINDOWS = 5, HALVINGS = 6,
+            DOUBLINGS = 7, PAUSES = 8, PAUSED_WINDOWS = 9, FRESH = 10, IDLE_SLEEPS = 11, PAUSED_SLEEPS = 12, BUDGET = 13;
+    private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
+    /** Totals kept by the serving thread (plain), and the copy it publishes once per window (read by any thread). */
+    private final long[] totals = new long[COUNTERS.size()], published = new long[COUNTERS.size()];
+    /** With the mount scope: every serving thread's policy, and the sums of the others' totals last seen. */
+    private java.util.List<AdaptiveSpin> group;
+    private long[] peerSeen, peerNow;
     /** Windows left in the current pause (no polling), and how long the next pause lasts. */
     private int paused, nextPause = 1;
     /** The last adjustment was a pause for polls that caught nothing. */
@@ -77,7 +105,15 @@ public final class AdaptiveSpin {
 
     /** How long to poll now, in nanoseconds; 0: sleep at once. */
     public long budget(long now) {
-        if (max == 0 || paused > 0 || now - lastArrival > idleAfter) return 0;
+        if (max == 0) return 0;
+        if (paused > 0) {
+            totals[PAUSED_SLEEPS]++; // the thread is about to sleep: a plain increment costs nothing there
+            return 0;
+        }
+        if (now - lastArrival > idleAfter) {
+            totals[IDLE_SLEEPS]++;
+            return 0;
+        }
         return budget;
     }
 
@@ -97,8 +133,8 @@ public final class AdaptiveSpin {
             // polls that caught nothing (unless the rest was a long one): on a loaded machine
             // rests come every few ms, and a full-budget window after each cost several times the serving CPU
             budget = max;
-            polled = served = caught = polls = 0;
-            requests = 0;
+            totals[FRESH]++;
+            total();
             paused = 0;
             nextPause = 1;
             fruitless = false;
@@ -119,29 +155,115 @@ public final class AdaptiveSpin {
         served += nanos;
         requests += count;
         if (requests < WINDOW) return;
+        totals[WINDOWS]++;
+        // the evidence: this thread's window, plus with the mount scope what the other threads published since
+        long pl = polls, cau = caught;
+        double pol = polled, srv = served;
+        if (group != null) {
+            long[] now = peerTotals(peerNow);
+            pl += now[POLLS] - peerSeen[POLLS];
+            cau += now[CATCHES] - peerSeen[CATCHES];
+            pol += now[POLLED] - peerSeen[POLLED];
+            srv += now[SERVED] - peerSeen[SERVED];
+            peerNow = peerSeen; // the two arrays swap: no allocation per window
+            peerSeen = now;
+        }
+        double allowance = CPU_SHARE * srv + (double) wakeCost * cau;
         if (paused > 0) {
             paused--; // then one window tries again
+            totals[PAUSED_WINDOWS]++;
+            // with the mount scope, a pause ends as soon as the others' polls catch within the allowance:
+            // the request this thread slept for may be the one the other CPU's poll pushed here
+            if (group != null && cau > 0 && pol <= allowance) paused = 0;
         } else if (CPU_SHARE < 0) {
             // unbounded (measurements only): the budget stays at max
-        } else if (polls > 0 && caught == 0 || polled > allowance() && budget == MIN_BUDGET) {
-            fruitless = caught == 0;
+        } else if (pl > 0 && cau == 0 || pol > allowance && budget == MIN_BUDGET) {
+            fruitless = cau == 0;
+            totals[PAUSES]++;
+            if (budget > MIN_BUDGET) totals[HALVINGS]++;
             paused = nextPause;
             nextPause = Math.min(MAX_PAUSE, nextPause * 2);
             budget = Math.max(MIN_BUDGET, budget / 2);
-        } else if (polled > allowance()) {
+        } else if (pol > allowance) {
             budget = Math.max(MIN_BUDGET, budget / 2);
-        } else if (polled < allowance() / 2 && caught > 0) {
+            totals[HALVINGS]++;
+        } else if (pol < allowance / 2 && cau > 0) {
+            if (budget < max) totals[DOUBLINGS]++;
             budget = Math.min(max, budget * 2);
             nextPause = 1;
             fruitless = false;
         }
+        total();
+        publish();
+    }
+
+    /**
+     * Decide on the evidence of every serving thread of {@code all} (this one among them), not of this thread
+     * alone; what the others published once per window is read once per window. The transports call it
+     * only with {@code -Dringfuse.spin.scope=mount} ({@link #MOUNT_SCOPE}). {@code all} may grow (readers
+     * that start later) but must be safe to iterate from this thread.
+     */
+    public void shareWith(java.util.List<AdaptiveSpin> all) {
+        group = all;
+        peerSeen = peerTotals(new long[SERVED + 1]);
+        peerNow = new long[SERVED + 1];
+    }
+
+    /** Fills {@code sum} with the others' published polls, catches, time polled and served (as in totals). */
+    private long[] peerTotals(long[] sum) {
+        java.util.Arrays.fill(sum, 0);
+        for (AdaptiveSpin o : group) {
+            if (o == this) continue;
+            for (int i = 0; i <= SERVED; i++) sum[i] += (long) PUBLISHED.getOpaque(o.published, i);
+        }
+        return sum;
+    }
+
+    /** Adds the window's figures to the totals and starts a new window. */
+    private void total() {
+        totals[POLLS] += polls;
+        totals[CATCHES] += caught;
+        totals[POLLED] += polled;
+        totals[SERVED] += served;
+        totals[REQUESTS] += requests;
         polled = served = caught = polls = 0;
         requests = 0;
     }
 
-    /** What polling may have spent in this window (see the class comment). */
-    private double allowance() {
-        return CPU_SHARE * served + (double) wakeCost * caught;
+    private void publish() {
+        totals[BUDGET] = currentBudget();
+        for (int i = 0; i < totals.length; i++) PUBLISHED.setOpaque(published, i, totals[i]);
+    }
+
+    /**
+     * The counters as of the last window's end, in the order of {@link #COUNTERS} (any thread may call this;
+     * the figures of one call may straddle a window).
+     */
+    public long[] counters() {
+        long[] c = new long[published.length];
+        for (int i = 0; i < c.length; i++) c[i] = (long) PUBLISHED.getOpaque(published, i);
+        return c;
+    }
+
+    /**
+     * Statistics lines for the policies of a transport's serving threads: {@code spin.NAME counter value ...}
+     * for each, then their sum as {@code spin counter value ...} (without the budget, which does not add up).
+     */
+    public static void describe(StringBuilder b, java.util.List<String> names, java.util.List<AdaptiveSpin> spins) {
+        long[] sum = new long[COUNTERS.size()];
+        for (int q = 0; q < spins.size(); q++) {
+            long[] c = spins.get(q).counters();
+            b.append("spin.").append(names.get(q));
+            for (int i = 0; i < c.length; i++) {
+                b.append(' ').append(COUNTERS.get(i)).append(' ').append(c[i]);
+                sum[i] += c[i];
+            }
+            b.append('\n');
+        }
+        if (spins.isEmpty()) return;
+        b.append("spin");
+        for (int i = 0; i < BUDGET; i++) b.append(' ').append(COUNTERS.get(i)).append(' ').append(sum[i]);
+        b.append('\n');
     }
 
     /** The current budget (0 while polling pauses), for tests and statistics. */

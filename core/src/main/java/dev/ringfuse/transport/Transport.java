@@ -41,4 +41,7 @@ public interface Transport {
 
     /** How it serves, for a one-line description: "4 threads", "2 queues". */
     String describe();
+
+    /** Appends the statistics lines of its serving threads' polling ({@link AdaptiveSpin#describe}), if any. */
+    default void describePolling(StringBuilder b) {}
 }

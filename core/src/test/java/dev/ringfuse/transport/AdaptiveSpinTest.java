@@ -159,4 +159,184 @@ class AdaptiveSpinTest {
         requests(s, 0, 8, 30 * US, 2 * US, (p, b) -> p.polled(Math.min(28 * US, b), b >= 28 * US));
         assertTrue(s.currentBudget() < 28 * US, "polls no longer reach the next request: " + s.currentBudget());
     }
+
+    /** One counter of {@link AdaptiveSpin#counters} by name. */
+    private static long counter(AdaptiveSpin s, String name) {
+        return s.counters()[AdaptiveSpin.COUNTERS.indexOf(name)];
+    }
+
+    @Test
+    void countersArePublishedOncePerWindow() {
+        AdaptiveSpin s = new AdaptiveSpin(50 * US, 5 * US);
+        long now = 0;
+        for (int i = 0; i < AdaptiveSpin.WINDOW - 1; i++) {
+            now += 5 * US;
+            s.polled(3 * US, true);
+            s.arrived(now);
+            s.served(2 * US);
+        }
+        assertEquals(0, counter(s, "requests"), "nothing published within a window");
+        s.polled(3 * US, true);
+        s.arrived(now + 5 * US);
+        s.served(2 * US);
+        assertEquals(AdaptiveSpin.WINDOW, counter(s, "requests"));
+        assertEquals(1, counter(s, "windows"));
+        assertEquals(AdaptiveSpin.WINDOW, counter(s, "polls"));
+        assertEquals(AdaptiveSpin.WINDOW, counter(s, "catches"));
+        assertEquals(AdaptiveSpin.WINDOW * 3 * US, counter(s, "polled_ns"));
+        assertEquals(AdaptiveSpin.WINDOW * 2 * US, counter(s, "served_ns"));
+        assertEquals(50 * US, counter(s, "budget_ns"));
+        assertEquals(1, counter(s, "fresh_starts"), "the first request starts afresh");
+        assertEquals(0, counter(s, "halvings") + counter(s, "pauses"));
+    }
+
+    @Test
+    void countersShowHalvingsPausesAndSleeps() {
+        AdaptiveSpin s = new AdaptiveSpin(50 * US);
+        long now = fruitlessWindows(s, 0, 1);
+        assertEquals(1, counter(s, "pauses"), "a window without a catch pauses");
+        assertEquals(1, counter(s, "halvings"), "and halves the budget");
+        assertEquals(0, counter(s, "budget_ns"), "0 while paused");
+        assertEquals(0, counter(s, "catches"));
+        now = fruitlessWindows(s, now, 1);
+        assertEquals(1, counter(s, "paused_windows"));
+        assertEquals(AdaptiveSpin.WINDOW, counter(s, "paused_sleeps"), "each request of the paused window slept");
+        assertEquals(25 * US, counter(s, "budget_ns"), "then tries again with half");
+        s.budget(now + 1_000 * US); // a rest: sleeps at once
+        s.arrived(now + 1_000 * US);
+        fruitlessWindows(s, now + 1_000 * US, 1);
+        assertEquals(2, counter(s, "idle_sleeps"), "before the very first request, and after the rest");
+        assertEquals(1, counter(s, "fresh_starts"), "no fresh start after polls that caught nothing");
+        // a cheap catching window after a halving doubles
+        AdaptiveSpin d = new AdaptiveSpin(50 * US);
+        now = requests(d, 0, 1, 100 * US, US, (p, b) -> p.polled(10 * US, true)); // 10 µs polled per 1 µs served
+        assertEquals(1, counter(d, "halvings"));
+        requests(d, now, 1, 2 * US, 5 * US, (p, b) -> p.polled(US / 2, true));
+        assertEquals(1, counter(d, "doublings"));
+        assertEquals(50 * US, counter(d, "budget_ns"));
+    }
+
+    @Test
+    void aSubmitChargedToServingKeepsQd1PollsThatCatch() {
+        // a QD1 round trip on io_uring: serving takes 2.5 µs, the submit that commits the reply 3 µs, then the
+        // next request comes 4 µs later. Charged to polling, the submit made each catch cost 7 µs, above half the
+        // serving time plus the 5 µs wake-up a catch saves (6.25 µs): the budget halved every window
+        AdaptiveSpin asPolling = new AdaptiveSpin(50 * US, 5 * US);
+        requests(asPolling, 0, 4, 10 * US, 2_500, (p, b) -> p.polled(Math.min(7 * US, b), b >= 7 * US));
+        assertTrue(asPolling.currentBudget() < 50 * US, "halved: " + asPolling.currentBudget());
+        // the transport now times the submit as serving (served(nanos, 0)) and polls only the wait
+        AdaptiveSpin fixed = new AdaptiveSpin(50 * US, 5 * US);
+        requests(fixed, 0, 20, 10 * US, 2_500, (p, b) -> {
+            if (b > 0) {
+                p.served(3 * US, 0);
+                p.polled(Math.min(4 * US, b), b >= 4 * US);
+            }
+        });
+        assertEquals(50 * US, fixed.currentBudget());
+        assertEquals(0, counter(fixed, "halvings") + counter(fixed, "pauses"));
+        assertEquals(20 * AdaptiveSpin.WINDOW, counter(fixed, "requests"), "a submit is no request");
+        // every request's serving plus its submit, but the first's: nothing arrived before it, no poll, no submit
+        assertEquals(20 * AdaptiveSpin.WINDOW * 5_500 - 3 * US, counter(fixed, "served_ns"));
+    }
+
+    @Test
+    void pollsEndedByCompletionsThatAreNoRequestsDoNotHoldPollingUp() {
+        // QD32 x 2 on 2 CPUs: polls never bring a request, but some end early with a wake-up or re-registration
+        // completion. Counted as catches, they kept polling on; reported as polls without a catch, they pause it
+        AdaptiveSpin s = new AdaptiveSpin(50 * US, 5 * US);
+        int[] k = {0};
+        requests(s, 0, 1, 2 * US, US, (p, b) -> {
+            if (b > 0) p.polled(k[0]++ % 4 == 0 ? US : b, false);
+        });
+        assertEquals(1, counter(s, "pauses"));
+        assertEquals(0, s.currentBudget());
+    }
+
+    @Test
+    void describeListsEachThreadAndTheSum() {
+        AdaptiveSpin a = new AdaptiveSpin(50 * US), b = new AdaptiveSpin(50 * US);
+        requests(a, 0, 1, 10 * US, US, (p, x) -> p.polled(US, true));
+        requests(b, 0, 2, 10 * US, US, (p, x) -> p.polled(US, true));
+        StringBuilder out = new StringBuilder();
+        AdaptiveSpin.describe(out, java.util.List.of("q0", "q1"), java.util.List.of(a, b));
+        String[] lines = out.toString().split("\n");
+        assertEquals(3, lines.length, out.toString());
+        assertTrue(lines[0].startsWith("spin.q0 polls 32 catches 32 "), lines[0]);
+        assertTrue(lines[1].startsWith("spin.q1 polls 64 catches 64 "), lines[1]);
+        assertTrue(lines[2].startsWith("spin polls 96 catches 96 "), lines[2]);
+        assertFalse(lines[2].contains("budget_ns"), "a sum of budgets means nothing");
+        assertTrue(lines[0].endsWith(" budget_ns " + a.currentBudget()), lines[0]);
+    }
+
+    /**
+     * QD1 on 2 CPUs as the counters suggest it may go: the stream alternates between two queues a window at a
+     * time; after each of its requests, the queue the stream just left polls 4 µs in vain, while the one it
+     * moved to catches its requests after 2 µs. Returns the two policies.
+     */
+    private static AdaptiveSpin[] movingStream(boolean shared, int windows) {
+        AdaptiveSpin a = new AdaptiveSpin(50 * US, 5 * US), b = new AdaptiveSpin(50 * US, 5 * US);
+        if (shared) {
+            java.util.List<AdaptiveSpin> all = java.util.List.of(a, b);
+            a.shareWith(all);
+            b.shareWith(all);
+        }
+        long now = 0;
+        for (int w = 0; w < windows; w++) {
+            // b catches a window of requests; a, having served a request just before, polls once in vain
+            now = requests(b, now, 1, 5 * US, 2 * US, (p, x) -> {
+                if (x > 0) p.polled(Math.min(2 * US, x), x >= 2 * US);
+            });
+            now = requests(a, now, 1, 5 * US, 2 * US, (p, x) -> {
+                if (x > 0) p.polled(Math.min(4 * US, x), false);
+            });
+        }
+        return new AdaptiveSpin[] {a, b};
+    }
+
+    @Test
+    void withTheMountScopeAQueueThatMissesKeepsPollingWhileAnotherCatches() {
+        AdaptiveSpin[] alone = movingStream(false, 10);
+        assertTrue(counter(alone[0], "pauses") > 0, "alone, the queue that misses pauses");
+        AdaptiveSpin[] shared = movingStream(true, 10);
+        assertEquals(0, counter(shared[0], "pauses"), "shared: the mount's polls catch, so it keeps polling");
+        assertEquals(50 * US, shared[0].currentBudget());
+        assertEquals(50 * US, shared[1].currentBudget());
+    }
+
+    @Test
+    void withTheMountScopeBusyQueuesStillPause() {
+        // QD32 x 2 on 2 CPUs: no queue's poll catches anything; sharing the evidence changes nothing
+        AdaptiveSpin a = new AdaptiveSpin(50 * US, 5 * US), b = new AdaptiveSpin(50 * US, 5 * US);
+        java.util.List<AdaptiveSpin> all = java.util.List.of(a, b);
+        a.shareWith(all);
+        b.shareWith(all);
+        long now = 0;
+        for (int w = 0; w < 3; w++) {
+            now = fruitlessWindows(a, now, 1);
+            now = fruitlessWindows(b, now, 1);
+        }
+        assertTrue(counter(a, "pauses") >= 1 && counter(b, "pauses") >= 1, "both paused");
+        int polled = 0;
+        for (int w = 0; w < 100; w++) {
+            if (a.budget(now + US) > 0) polled++;
+            now = fruitlessWindows(a, now, 1);
+            now = fruitlessWindows(b, now, 1);
+        }
+        assertTrue(polled <= 10, "a polled in " + polled + " of 100 windows");
+    }
+
+    @Test
+    void withTheMountScopeAPauseEndsWhenAnotherQueueCatches() {
+        AdaptiveSpin a = new AdaptiveSpin(50 * US, 5 * US), b = new AdaptiveSpin(50 * US, 5 * US);
+        java.util.List<AdaptiveSpin> all = java.util.List.of(a, b);
+        a.shareWith(all);
+        b.shareWith(all);
+        long now = fruitlessWindows(a, 0, 4);
+        now = fruitlessWindows(b, now, 4);
+        assertEquals(0, a.currentBudget(), "paused");
+        // b's polls catch cheaply now; a's next (paused) window ends its pause
+        now = requests(b, now, 1, 5 * US, 2 * US, (p, x) -> p.polled(2 * US, true));
+        now = requests(a, now, 1, 5 * US, 2 * US, (p, x) -> assertEquals(0, x, "still paused in this window"));
+        assertTrue(a.currentBudget() > 0, "polls again: " + a.currentBudget());
+    }
 }

@@ -52,6 +52,8 @@ public final class DevFuseTransport implements Transport {
     /** Readers waiting in (or polling with) read(2): none left means the next request would wait. */
     private final AtomicInteger waiting = new AtomicInteger();
     private final AtomicInteger spinners = new AtomicInteger();
+    /** Every reader's polling policy, in the order the readers started, for their counters. */
+    private final java.util.concurrent.CopyOnWriteArrayList<AdaptiveSpin> spins = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Growth is allowed once the mount exists (clones need it) and only while /dev/fuse carries requests. */
     private volatile boolean growing;
     /** Polling is for request readers; the io_uring transport leaves this one only FORGETs and notifications. */
@@ -114,6 +116,15 @@ public final class DevFuseTransport implements Transport {
 
     @Override
     public String describe() { return started.get() + " threads (up to " + maxReaders + ")"; }
+
+    @Override
+    public void describePolling(StringBuilder b) {
+        if (!spinAllowed || spinNanos == 0) return; // an io_uring mount's reader of FORGETs, or polling off
+        List<AdaptiveSpin> s = List.copyOf(spins);
+        List<String> names = new ArrayList<>();
+        for (int r = 0; r < s.size(); r++) names.add("r" + r);
+        AdaptiveSpin.describe(b, names, s);
+    }
 
     /** Readers started so far. */
     public int readers() { return started.get(); }
@@ -189,6 +200,8 @@ public final class DevFuseTransport implements Transport {
         try {
             if (session.ioFlusher()) IoFlusher.markServingThread();
             AdaptiveSpin spin = new AdaptiveSpin(spinNanos);
+            spins.add(spin);
+            if (AdaptiveSpin.MOUNT_SCOPE) spin.shareWith(spins);
             // a reader polls only on a descriptor of its own: O_NONBLOCK belongs to the open file, and the
             // session descriptor is shared whenever there may be more than one reader (clone failures)
             Poller poller = fd != master || maxReaders == 1 ? new Poller(fd.fd()) : null;
@@ -247,7 +260,8 @@ public final class DevFuseTransport implements Transport {
                         now = System.nanoTime();
                         if (n != -EAGAIN) {
                             // a request that was already there took no polling (AdaptiveSpin: 0 ns, no catch)
-                            spin.polled(waited ? now - start : 0, waited);
+                            // and only a request is a catch (not EINTR, ENOENT or the end of the connection)
+                            spin.polled(waited ? now - start : 0, waited && n > 0);
                             b.received = now;
                             return n;
                         }

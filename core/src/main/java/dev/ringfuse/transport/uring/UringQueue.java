@@ -77,6 +77,8 @@ final class UringQueue implements Runnable {
     /** When the batch of completions being reaped was taken in, and how many requests it held. */
     private long batchStart;
     private int batchServed;
+    /** How long the poll that ended with the completions being reaped waited (0: none). */
+    private long pollNanos;
     /** {@link #completed}, made once: a method reference in the loop allocated one object per batch. */
     private final CompletionHandler onCompletion = this::completed;
 
@@ -91,6 +93,9 @@ final class UringQueue implements Runnable {
     }
 
     Throwable setupFailure() { return setupFailure; }
+
+    /** The queue's polling policy, for its counters. */
+    AdaptiveSpin spin() { return spin; }
 
     /** After INIT has been answered: register the entries (a REGISTER before that gets EAGAIN). */
     void go() { go.countDown(); }
@@ -186,6 +191,11 @@ final class UringQueue implements Runnable {
             }
             batchStart = caught;
             ring.reap(onCompletion);
+            if (pollNanos > 0) {
+                // a catch is a poll that brought a request, not a wake-up or a re-registration
+                spin.polled(pollNanos, batchServed > 0);
+                pollNanos = 0;
+            }
             drainRemote();
         }
     }
@@ -194,13 +204,18 @@ final class UringQueue implements Runnable {
      * Submits the pending commits and polls the completion queue for the budget {@link AdaptiveSpin} gives
      * (none once requests stopped coming, so an idle queue sleeps at once). A completion posted by the
      * kernel's task work interrupts the poll: the ring has no COOP_TASKRUN. Returns the time a completion
-     * was seen ({@code start} if one was already there), or {@link #NONE}.
+     * was seen, or {@link #NONE}; a poll that ended with one is reported after the reap ({@link #pollNanos}),
+     * when it is known whether it brought a request.
      */
     private long poll(long start) throws UringException {
         long budget = spin.budget(start);
         if (budget == 0) return NONE;
         ring.submit();
-        long now = start;
+        // the submit commits the replies (and wakes their applications): serving work, done without polling
+        // too, so it is charged to serving; the poll is only the waiting after it
+        long now = System.nanoTime();
+        spin.served(now - start, 0);
+        start = now;
         while (ring.cqReady() == 0) {
             Thread.onSpinWait();
             now = System.nanoTime();
@@ -209,7 +224,7 @@ final class UringQueue implements Runnable {
                 return NONE;
             }
         }
-        spin.polled(now - start, true);
+        pollNanos = now - start; // 0 when a completion was already there: no poll
         return now;
     }
 

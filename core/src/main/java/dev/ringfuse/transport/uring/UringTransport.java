@@ -30,6 +30,10 @@ public final class UringTransport implements Transport {
         registered = new CountDownLatch(n);
         ended = new CountDownLatch(n);
         for (int q = 0; q < n; q++) queues.add(new UringQueue(q, depth, spinMicros * 1000L, payloadSize, devFd, session, this));
+        if (dev.ringfuse.transport.AdaptiveSpin.MOUNT_SCOPE) {
+            List<dev.ringfuse.transport.AdaptiveSpin> all = queues.stream().map(UringQueue::spin).toList();
+            all.forEach(s -> s.shareWith(all));
+        }
     }
 
     /** Why io_uring cannot be used here, or null if the kernel side is available. */
@@ -111,6 +115,13 @@ public final class UringTransport implements Transport {
 
     @Override
     public String describe() { return queues.size() + " queues"; }
+
+    @Override
+    public void describePolling(StringBuilder b) {
+        java.util.List<String> names = new ArrayList<>();
+        for (int q = 0; q < queues.size(); q++) names.add("q" + q);
+        dev.ringfuse.transport.AdaptiveSpin.describe(b, names, queues.stream().map(UringQueue::spin).toList());
+    }
 
     /** Stops every queue (closing a ring cancels its registered commands). */
     @Override
