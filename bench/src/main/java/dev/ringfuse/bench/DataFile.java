@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 final class DataFile {
     static final long SIZE = Long.getLong("bench.fileMiB", 256) << 20;
     private static Path path;
+    private static boolean warmed;
 
     private DataFile() {}
 
@@ -26,6 +27,26 @@ final class DataFile {
             path = given != null ? Path.of(given) : create();
         }
         return path;
+    }
+
+    /**
+     * Reads the whole file once per JVM, so a page-cache benchmark starts with every page cached, whatever ran
+     * before it: O_DIRECT writes of the previous fork drop the pages they overwrite, and this VM's DAMON reclaim
+     * pages out file data left untouched for a minute. Without it the first seconds of a page-cache fork read
+     * from the disk, and engines with different depths warm at different speeds.
+     */
+    static synchronized void warmPageCache() {
+        if (warmed) return;
+        try (FileChannel ch = FileChannel.open(path(), StandardOpenOption.READ)) {
+            ByteBuffer chunk = ByteBuffer.allocateDirect(1 << 20);
+            for (long off = 0; off < SIZE; off += chunk.capacity()) {
+                chunk.clear();
+                while (chunk.hasRemaining() && ch.read(chunk, off + chunk.position()) > 0) { }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        warmed = true;
     }
 
     /** Creates and fills a new data file (the launcher does this once and hands it to every fork). */

@@ -55,7 +55,9 @@ public class UringIo {
     /**
      * IOSQE_ASYNC on page-cache writes: "auto" sets it where the file system cannot write buffered data without
      * blocking (the kernel would punt every write to io-wq anyway, after a failed non-blocking attempt); "on",
-     * "off" force it.
+     * "off" force it. With it the writes are unbound io-wq work (a worker each, 17 per ring seen on ext4), without
+     * it they are hashed to the inode and run on one worker per ring; CPU per write was the same either way in
+     * session 6 (docs/bench/uring.md).
      */
     @Param({"auto"})
     public String async;
@@ -78,6 +80,7 @@ public class UringIo {
     @Setup(Level.Trial)
     public void setup() throws UringException {
         write = op.equals("write");
+        if (!direct) DataFile.warmPageCache();
         ring = IoUring.open(RingConfig.builder(Math.max(qd, 2)).cqEntries(Math.max(qd, 2) * 2)
                 .singleIssuer().deferTaskrun().coopTaskrun().build());
         arena = Arena.ofShared();
@@ -142,7 +145,8 @@ public class UringIo {
     }
 
     @Benchmark
-    public int randomIo() throws UringException {
+    public int randomIo(CpuCounters cpu) throws UringException {
+        cpu.ops++;
         ops++;
         if (readyCount == 0) {
             ring.submitAndWait(waitFor);      // sends the re-armed SQEs and waits for a batch of completions
