@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 final class DataFile {
     static final long SIZE = Long.getLong("bench.fileMiB", 256) << 20;
     private static Path path;
+    private static boolean warmed;
 
     private DataFile() {}
 
@@ -26,6 +27,19 @@ final class DataFile {
             path = given != null ? Path.of(given) : create();
         }
         return path;
+    }
+
+    /**
+     * Caches the whole file once per JVM, in 4 KiB folios ({@link PageCache}), so a page-cache benchmark starts
+     * from the same state whatever ran before it: O_DIRECT writes of the previous fork drop the pages they
+     * overwrite, this VM's DAMON reclaim pages out file data left untouched for a minute (without the warm-up the
+     * first seconds of a page-cache fork read from the disk, at a speed that depends on the engine's depth), and
+     * sequential I/O leaves large folios that make 4 KiB buffered writes on ext4 6x dearer.
+     */
+    static synchronized void warmPageCache() {
+        if (warmed) return;
+        PageCache.cacheInSmallFolios(path(), SIZE);
+        warmed = true;
     }
 
     /** Creates and fills a new data file (the launcher does this once and hands it to every fork). */

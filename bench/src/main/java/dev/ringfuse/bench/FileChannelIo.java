@@ -57,6 +57,7 @@ public class FileChannelIo {
     @Setup(Level.Trial)
     public void setup() throws IOException {
         write = op.equals("write");
+        if (!direct) DataFile.warmPageCache();
         ch = open(direct);
         buf = alignedBuffer(size);
         offsets = new DataFile.Offsets(size, System.nanoTime() ^ Thread.currentThread().threadId());
@@ -64,7 +65,8 @@ public class FileChannelIo {
     }
 
     @Benchmark
-    public int randomIo() throws IOException {
+    public int randomIo(CpuCounters cpu) throws IOException {
+        cpu.ops++;
         ops++;
         buf.clear();
         int n = write ? ch.write(buf, offsets.next()) : ch.read(buf, offsets.next());

@@ -33,13 +33,15 @@ public class RandomAccessFileIo {
     @Setup(Level.Trial)
     public void setup() throws IOException {
         write = op.equals("write");
+        DataFile.warmPageCache();
         raf = new RandomAccessFile(DataFile.path().toFile(), "rw");
         buf = new byte[size];
         offsets = new DataFile.Offsets(size, System.nanoTime() ^ Thread.currentThread().threadId());
     }
 
     @Benchmark
-    public int randomIo() throws IOException {
+    public int randomIo(CpuCounters cpu) throws IOException {
+        cpu.ops++;
         raf.seek(offsets.next());
         if (write) {
             raf.write(buf);

@@ -17,7 +17,7 @@ final class ResultTable {
     private final int threads;
 
     /** One configuration with all its measurements. */
-    private record Line(Row first, double median, double min, double max, int samples) {
+    private record Line(Row first, double median, double min, double max, int samples, double cpuNsPerOp) {
         boolean sameWorkload(Line o) {
             return first.sameWorkload(o.first);
         }
@@ -34,7 +34,9 @@ final class ResultTable {
         List<Line> out = new ArrayList<>();
         for (List<Row> rs : byKey.values()) {
             double[] v = rs.stream().mapToDouble(Row::opsPerSec).sorted().toArray();
-            out.add(new Line(rs.getFirst(), median(v), v[0], v[v.length - 1], v.length));
+            double[] cpu = rs.stream().mapToDouble(Row::cpuNsPerOp).filter(d -> !Double.isNaN(d)).sorted().toArray();
+            out.add(new Line(rs.getFirst(), median(v), v[0], v[v.length - 1], v.length,
+                    cpu.length == 0 ? Double.NaN : median(cpu)));
         }
         out.sort(Comparator.comparing((Line l) -> l.first.op()).thenComparing(l -> l.first.direct())
                 .thenComparingInt(l -> l.first.size()).thenComparing(l -> l.first.engine())
@@ -49,17 +51,17 @@ final class ResultTable {
 
     void print(PrintStream out) {
         List<Line> lines = lines();
-        out.printf("%-6s %-6s %5s  %-20s %4s %4s %12s %23s %9s %7s%n",
-                "op", "cache", "size", "engine", "qd", "thr", "ops/s", "(min-max, n)", "MiB/s", "vs FC");
+        out.printf("%-6s %-6s %5s  %-20s %4s %4s %12s %23s %9s %7s %9s%n",
+                "op", "cache", "size", "engine", "qd", "thr", "ops/s", "(min-max, n)", "MiB/s", "vs FC", "CPU us/op");
         for (Line l : lines) {
             Row r = l.first;
             Optional<Line> base = lines.stream().filter(b -> b.first.engine().equals("FileChannel")
                     && b.first.threads() == threads && b.sameWorkload(l)).findFirst();
             String ratio = base.map(b -> String.format("%.2fx", l.median / b.median)).orElse("n/a");
             String range = l.samples == 1 ? "" : String.format("(%,.0f-%,.0f, %d)", l.min, l.max, l.samples);
-            out.printf("%-6s %-6s %5s  %-20s %4d %4d %,12.0f %23s %9.1f %7s%n",
+            out.printf("%-6s %-6s %5s  %-20s %4d %4d %,12.0f %23s %9.1f %7s %9.2f%n",
                     r.op(), r.direct() ? "direct" : "page", size(r.size()), r.engine(), r.qd(), r.threads(),
-                    l.median, range, l.median * r.size() / (1 << 20), ratio);
+                    l.median, range, l.median * r.size() / (1 << 20), ratio, l.cpuNsPerOp / 1000);
         }
     }
 
@@ -86,6 +88,36 @@ final class ResultTable {
             ratios.add(uring.isPresent() && fc.isPresent() ? uring.get().opsPerSec() / fc.get().opsPerSec() : Double.NaN);
         }
         return ratios;
+    }
+
+    /**
+     * Per headline round: CPU per operation of the FileChannel configuration that spent least of it (2 or 32
+     * threads) divided by io_uring's, i.e. how many more operations io_uring completes per CPU second. On a
+     * shared machine this holds where ops/s do not: the scheduler gives 32 blocking threads more CPU than 2.
+     */
+    List<Double> headlineCpuRatios(String op, boolean direct) {
+        List<Double> ratios = new ArrayList<>();
+        int last = rows.stream().mapToInt(Row::round).max().orElse(-1);
+        for (int round = 0; round <= last; round++) {
+            int rd = round;
+            List<Row> inRound = rows.stream().filter(r -> r.round() == rd && r.op().equals(op)
+                    && r.size() == 4096 && r.direct() == direct && !Double.isNaN(r.cpuNsPerOp())).toList();
+            Optional<Row> uring = inRound.stream().filter(r -> r.engine().equals("uring")
+                    && r.qd() * r.threads() == HEADLINE_DEPTH).findFirst();
+            Optional<Row> fc = inRound.stream().filter(r -> r.engine().equals("FileChannel"))
+                    .min(Comparator.comparingDouble(Row::cpuNsPerOp));
+            ratios.add(uring.isPresent() && fc.isPresent() ? fc.get().cpuNsPerOp() / uring.get().cpuNsPerOp() : Double.NaN);
+        }
+        return ratios;
+    }
+
+    /** {@code ... per CPU: <median>x  rounds: a b c}, the median of {@link #headlineCpuRatios}. */
+    String cpuHeadline(String op, boolean direct) {
+        List<Double> all = headlineCpuRatios(op, direct);
+        double[] v = all.stream().mapToDouble(Double::doubleValue).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        return "uring/FileChannel 4k rand" + op + " qd32 (" + (direct ? "O_DIRECT" : "page cache")
+                + ") ops per CPU second: " + (v.length == 0 ? "n/a" : String.format("%.2fx", median(v)))
+                + "   rounds: " + all.stream().map(d -> String.format("%.2f", d)).collect(Collectors.joining(" "));
     }
 
     /**

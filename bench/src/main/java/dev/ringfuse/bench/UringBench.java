@@ -23,7 +23,10 @@ import java.util.List;
  * with 32 blocking threads (32 in flight), in several alternating rounds ({@code --rounds}, 2 in quick mode, 3
  * otherwise). Each round prints its four ratios (io_uring over the better FileChannel figure of that round); the
  * table shows the median and range over rounds, and the closing lines the median of the per-round ratios with the
- * rounds themselves, so load drifting on a shared machine affects all engines alike.
+ * rounds themselves, so load drifting on a shared machine affects all engines alike. Every row also carries the
+ * process CPU per operation ({@link CpuCounters}); each round and the closing lines give the same ratios as
+ * operations per CPU second, the figure that still means something when the machine is busy (the scheduler
+ * gives 32 blocking threads more CPU than 2).
  *
  * <p>{@code --quick} measures only the headline (24 JMH forks with 2 × 1 s measurement), about two minutes on an
  * idle 2-core machine. The last line stays {@code uring/FileChannel 4k randread qd32: <x>x} (O_DIRECT reads).
@@ -89,6 +92,9 @@ public final class UringBench {
             System.out.printf("round %d: uring/FileChannel 4k qd32: read page %s, read direct %s, write page %s, "
                     + "write direct %s (load average %s)%n", round + 1, last(sofar, "read", false),
                     last(sofar, "read", true), last(sofar, "write", false), last(sofar, "write", true), loadAverage());
+            System.out.printf("round %d: ops per CPU second, uring/FileChannel: read page %s, read direct %s, "
+                    + "write page %s, write direct %s%n", round + 1, lastCpu(sofar, "read", false),
+                    lastCpu(sofar, "read", true), lastCpu(sofar, "write", false), lastCpu(sofar, "write", true));
         }
         round = -1;
         if (!quick) {
@@ -107,6 +113,9 @@ public final class UringBench {
                         + "%d headline rounds, load average %s, %.0f s%n", DataFile.SIZE >> 20, threads,
                 quick ? "quick" : "full", rounds, loadAverage(), (System.nanoTime() - t0) / 1e9);
         table.print(System.out);
+        for (String op : ops) {
+            for (boolean direct : new boolean[] {false, true}) System.out.println(table.cpuHeadline(op, direct));
+        }
         System.out.println(table.headline("write", false));
         System.out.println(table.headline("write", true));
         System.out.println(table.headline("read", false));
@@ -115,6 +124,11 @@ public final class UringBench {
 
     private static String last(ResultTable t, String op, boolean direct) {
         List<Double> r = t.headlineRatios(op, direct);
+        return r.isEmpty() ? "n/a" : String.format("%.2fx", r.getLast());
+    }
+
+    private static String lastCpu(ResultTable t, String op, boolean direct) {
+        List<Double> r = t.headlineCpuRatios(op, direct);
         return r.isEmpty() ? "n/a" : String.format("%.2fx", r.getLast());
     }
 

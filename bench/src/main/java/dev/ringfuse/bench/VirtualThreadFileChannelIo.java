@@ -49,6 +49,7 @@ public class VirtualThreadFileChannelIo {
     @Setup(Level.Trial)
     public void setup() throws IOException {
         write = op.equals("write");
+        if (!direct) DataFile.warmPageCache();
         ch = FileChannelIo.open(direct);
         bufs = new ByteBuffer[qd];
         for (int i = 0; i < qd; i++) bufs[i] = FileChannelIo.alignedBuffer(size);
@@ -74,7 +75,8 @@ public class VirtualThreadFileChannelIo {
     }
 
     @Benchmark
-    public int randomIo() throws InterruptedException {
+    public int randomIo(CpuCounters cpu) throws InterruptedException {
+        cpu.ops++;
         int slot = done.take();
         if (failure != null) throw new IllegalStateException("I/O failed on a virtual thread", failure);
         start(slot);
