@@ -6,6 +6,7 @@ import dev.ringfuse.pool.format.BlockPointer;
 import dev.ringfuse.pool.format.BlockType;
 import dev.ringfuse.pool.format.Checksum;
 import dev.ringfuse.pool.format.Compression;
+import dev.ringfuse.pool.format.Layout;
 import dev.ringfuse.pool.io.BlockIo;
 import dev.ringfuse.pool.tree.BTree;
 import dev.ringfuse.pool.tree.Key;
@@ -23,6 +24,12 @@ import java.util.TreeMap;
  * The bytes of regular files: blocks of the file's block size under (ino, DATA, index). Writes go to dirty
  * block buffers in memory; a buffer filled to its end is compressed and checksummed ahead ({@link RecordPrep});
  * {@link #sync} (called at each txg commit) writes them, replacing (and freeing) the previous block. A block of zeros is stored as a hole. Callers hold the pool lock.
+ *
+ * <p>A block's bytes (dirty buffer or stored block) may be shorter than the block size: what lies past them
+ * reads as zeros. The only block of a file no larger than one block gets a buffer as large as its data needs
+ * (a power of two, at least a sector), grown by copying when a write goes further, as ZFS grows a file's only
+ * block; every block of a larger file is full size. A 1 KiB file so costs a 4 KiB buffer, not a 128 KiB one,
+ * and the dirty figure (dirty limit, background commit, quota and space checks) counts what the commit stores.
  */
 final class FileData {
     static final int DATA = 80;
@@ -65,8 +72,8 @@ final class FileData {
     private BTree tree() { return ds.tree(); }
 
     /**
-     * The block's current bytes (at least blocksize long; a stored block's array is shared with the cache
-     * and must not be changed), or null for a hole.
+     * The block's current bytes (possibly shorter than the block size: the rest reads as zeros; a stored
+     * block's array is shared with the cache and must not be changed), or null for a hole.
      */
     private byte[] block(Inode n, long idx) throws IOException {
         TreeMap<Long, byte[]> m = dirty.get(n.ino);
@@ -76,24 +83,43 @@ final class FileData {
         }
         byte[] v = tree().get(new Key(n.ino, DATA, idx));
         if (v == null) return null;
-        byte[] data = ds.pool().io().read(BlockPointer.fromBytes(v));
-        int bs = blocksize(n);
-        return data.length >= bs ? data : java.util.Arrays.copyOf(data, bs);
+        return ds.pool().io().read(BlockPointer.fromBytes(v)); // shared with the cache: no copy per read
     }
 
-    private byte[] dirtyBlock(Inode n, long idx) throws IOException {
+    /**
+     * The dirty buffer of block {@code idx}, at least {@code need} bytes long (what the caller is about to
+     * change; 0 to change only bytes the block already has): see the class comment for its size.
+     */
+    private byte[] dirtyBlock(Inode n, long idx, int need) throws IOException {
         TreeMap<Long, byte[]> m = dirty.computeIfAbsent(n.ino, k -> new TreeMap<>());
         byte[] b = m.get(idx);
+        int bs = blocksize(n);
         if (b == null) {
             byte[] cur = block(n, idx);
-            int bs = blocksize(n);
-            b = cur == null ? new byte[bs] : java.util.Arrays.copyOf(cur, bs); // never change a cached block
+            int size = bufferSize(n, idx, Math.max(need, cur == null ? 0 : cur.length), bs);
+            b = cur == null ? new byte[size] : java.util.Arrays.copyOf(cur, size); // never change a cached block
             m.put(idx, b);
             dirtyBytes += b.length;
         } else {
             prep.forget(b); // every caller changes the buffer: what was prepared of it is void
+            if (b.length < need || (b.length < bs && n.size > bs)) { // a write past it, or the file outgrew one block
+                byte[] grown = java.util.Arrays.copyOf(b, bufferSize(n, idx, Math.max(need, b.length), bs));
+                dirtyBytes += grown.length - b.length;
+                m.put(idx, grown);
+                b = grown;
+            }
         }
         return b;
+    }
+
+    /**
+     * The buffer size for {@code need} bytes of block {@code idx}: the block size, except for the only block of
+     * a file no larger than one block, which gets the next power of two from a sector on (what the commit
+     * allocates for it uncompressed, so that the dirty figure never counts less than the commit takes).
+     */
+    private static int bufferSize(Inode n, long idx, int need, int bs) {
+        if (idx != 0 || n.size > bs || need >= bs) return bs;
+        return Math.max(Layout.SECTOR, Integer.highestOneBit(Math.max(1, need - 1)) << 1);
     }
 
     /** Where each inode's last read ended: a read starting there is sequential and reads ahead. */
@@ -119,8 +145,9 @@ final class FileData {
             int in = (int) (pos % bs);
             int k = Math.min(want - done, bs - in);
             byte[] b = block(n, idx);
-            if (b == null) dst.asSlice(done, k).fill((byte) 0);
-            else MemorySegment.copy(b, in, dst, ValueLayout.JAVA_BYTE, done, k);
+            int have = b == null ? 0 : Math.clamp(b.length - in, 0, k); // a short block: zeros past its bytes
+            if (have > 0) MemorySegment.copy(b, in, dst, ValueLayout.JAVA_BYTE, done, have);
+            if (have < k) dst.asSlice(done + have, k - have).fill((byte) 0);
             done += k;
         }
         return want;
@@ -154,7 +181,7 @@ final class FileData {
             long idx = pos / bs;
             int in = (int) (pos % bs);
             int k = Math.min(len - done, bs - in);
-            byte[] b = dirtyBlock(n, idx);
+            byte[] b = dirtyBlock(n, idx, in + k);
             MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, b, in, k);
             done += k;
             if (in + k == bs) { // written to its end: a sequential writer is done with it, prepare it now
@@ -201,9 +228,10 @@ final class FileData {
             dropBlocks(n, firstGone, Long.MAX_VALUE);
             if (size % bs != 0) {
                 long idx = size / bs;
-                if (block(n, idx) != null) {
-                    byte[] b = dirtyBlock(n, idx);
-                    java.util.Arrays.fill(b, (int) (size % bs), bs, (byte) 0);
+                byte[] cur = block(n, idx);
+                if (cur != null && cur.length > size % bs) { // a short block may end before the cut: nothing to zero
+                    byte[] b = dirtyBlock(n, idx, 0);
+                    java.util.Arrays.fill(b, (int) (size % bs), b.length, (byte) 0);
                 }
             }
         }
@@ -221,9 +249,11 @@ final class FileData {
             long idx = p / bs;
             long blockEnd = (idx + 1) * bs;
             long stop = Math.min(end, blockEnd);
-            if (!(idx >= firstWhole && idx < lastWhole) && block(n, idx) != null) {
-                byte[] b = dirtyBlock(n, idx);
-                java.util.Arrays.fill(b, (int) (p - idx * bs), (int) (stop - idx * bs), (byte) 0);
+            byte[] cur = idx >= firstWhole && idx < lastWhole ? null : block(n, idx);
+            int from = (int) (p - idx * bs);
+            if (cur != null && cur.length > from) { // past a short block's bytes it is zeros already
+                byte[] b = dirtyBlock(n, idx, 0);
+                java.util.Arrays.fill(b, from, Math.min(b.length, (int) (stop - idx * bs)), (byte) 0);
             }
             p = stop;
         }
