@@ -219,6 +219,12 @@ class LongCacheMountTest {
         }
     }
 
+    /**
+     * A file whose dirty buffer (the next power of two: 128 KiB) is larger than its committed block (rounded
+     * to the 4 KiB sector: 68 KiB), so that st_blocks changes at the commit.
+     */
+    private static final int SMALL = 65_537;
+
     @Test
     void commitSettlesStBlocks() throws Exception {
         Pool pool = newPool("lb");
@@ -228,7 +234,7 @@ class LongCacheMountTest {
         try {
             mounted(fs, mp, () -> {
                 Path f = mp.resolve("small");
-                Files.writeString(f, "x".repeat(1000));
+                Files.writeString(f, "x".repeat(SMALL));
                 long ino = (long) Files.getAttribute(f, "unix:ino");
                 long dirty = blocks(f); // counts the dirty record buffer
                 try (FileChannel c = FileChannel.open(f, StandardOpenOption.WRITE)) {
@@ -236,11 +242,11 @@ class LongCacheMountTest {
                 }
                 long[] server = new long[1];
                 fs.locked(() -> server[0] = fs.attr(fs.inodes.require(ino)).blocks());
-                assertTrue(server[0] < dirty, "a 1000-byte file takes less once written: " + server[0] + " vs " + dirty);
+                assertTrue(server[0] < dirty, "a file of " + SMALL + " bytes takes less once written: " + server[0] + " vs " + dirty);
                 assertEquals(server[0], blocks(f), "st_blocks after fsync is the committed one");
                 // a commit no request asked for (the control socket's, the timer's): the timer thread invalidates
                 Path g = mp.resolve("other");
-                Files.writeString(g, "y".repeat(1000));
+                Files.writeString(g, "y".repeat(SMALL));
                 long dirtyG = blocks(g);
                 pool.commit();
                 long[] serverG = new long[1];
