@@ -38,6 +38,8 @@ VARIANTS = {
     "nospin": (["-o", "spin=0"], {}),
     # the candidate: every serving thread decides on the whole mount's polls (AdaptiveSpin.MOUNT_SCOPE)
     "mount": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.spin.scope=mount"}),
+    # io_uring without the keep-awake threads (KeepAwake), polling as by default
+    "nokeep": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake=0"}),
 }
 COUNTERS = ["polls", "catches", "polled_ns", "served_ns", "requests", "windows", "halvings", "doublings", "pauses",
             "paused_windows", "fresh_starts", "idle_sleeps", "paused_sleeps", "budget_ns"]
@@ -110,6 +112,7 @@ def main(argv):
     p.add_argument("--variants", default="default,mount,unbounded,nospin")
     p.add_argument("--busy", action="store_true", help="also j2, QD32 x 2 jobs")
     p.add_argument("--awake", action="store_true", help="also j1 with both CPUs kept awake")
+    p.add_argument("--loops", default="", help="the awake condition's loops, e.g. idle:1 (SCHED_IDLE, one loop)")
     p.add_argument("--idle", type=int, default=0, help="seconds of each mount's CPU at rest, at the end")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--home", default=HERE, help="the checkout whose ./ringfuse serves")
@@ -144,7 +147,8 @@ def main(argv):
                 for v in vs[k % len(vs):] + vs[:k % len(vs)]:
                     before = spin_counters(v["sock"])
                     if j.awake:
-                        with Spinners():
+                        kind, _, n = a.loops.partition(":")
+                        with Spinners(int(n or 2), sched_idle=kind == "idle"):
                             r = jobs.run_fio(j, v["data"], a.runtime, 1, work, v["proc"].pid, cmds)
                     else:
                         r = jobs.run_fio(j, v["data"], a.runtime, 1, work, v["proc"].pid, cmds)

@@ -86,15 +86,17 @@ def wait_for_calm(max_wait, threshold=0.20):
 
 
 class Spinners:
-    """Two `nice -n 19` busy loops that keep both vCPUs awake (the "awake" QD1 condition)."""
+    """Two `nice -n 19` busy loops that keep both vCPUs awake (the "awake" QD1 condition); with
+    `sched_idle`, SCHED_IDLE loops instead (what the keep-awake threads do in-process)."""
 
-    def __init__(self, count=2):
+    def __init__(self, count=2, sched_idle=False):
         self.count = count
+        self.prefix = ["chrt", "-i", "0"] if sched_idle else ["nice", "-n", "19"]
         self.procs = []
 
     def __enter__(self):
         for _ in range(self.count):
-            self.procs.append(subprocess.Popen(["nice", "-n", "19", "sh", "-c", "while :; do :; done"],
+            self.procs.append(subprocess.Popen(self.prefix + ["sh", "-c", "while :; do :; done"],
                                                start_new_session=True))
         time.sleep(0.5)
         return self

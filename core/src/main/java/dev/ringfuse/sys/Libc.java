@@ -51,6 +51,7 @@ public final class Libc {
     private static final MethodHandle FA_DUP2 = plainCall("posix_spawn_file_actions_adddup2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     private static final MethodHandle FA_DESTROY = plainCall("posix_spawn_file_actions_destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle SCHED_SETAFFINITY = errnoCall("sched_setaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), -1);
+    private static final MethodHandle SCHED_SETSCHEDULER = errnoCall("sched_setscheduler", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), -1);
     private static final MethodHandle EVENTFD = errnoCall("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
     private static final MethodHandle GETUID = plainCall("getuid", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle GETGID = plainCall("getgid", FunctionDescriptor.of(JAVA_INT));
@@ -288,6 +289,19 @@ public final class Libc {
             MemorySegment mask = a.allocate(128);
             mask.set(java.lang.foreign.ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
             return (int) SCHED_SETAFFINITY.invokeExact(STATE.get(), 0, 128L, mask) == 0;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Puts the calling thread in SCHED_IDLE (it runs only when its CPU has nothing else to run); false if
+     * the kernel refused. Any thread may lower its own class; no thread can come back without CAP_SYS_NICE.
+     */
+    public static boolean schedIdle() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment param = a.allocate(JAVA_INT); // struct sched_param { int sched_priority = 0; }
+            return (int) SCHED_SETSCHEDULER.invokeExact(STATE.get(), 0, 5, param) == 0;
         } catch (Throwable t) {
             throw rethrow(t);
         }

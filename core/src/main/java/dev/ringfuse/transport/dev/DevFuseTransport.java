@@ -33,7 +33,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Adaptive polling ({@link AdaptiveSpin}): a reader that has just answered a request, while requests keep
  * coming, reads with O_NONBLOCK for a short budget before it blocks again, so the next request finds it
- * awake instead of paying a wake-up. At most {@code maxSpinners} readers poll at a time.
+ * awake instead of paying a wake-up. At most {@code maxSpinners} readers poll at a time, and a poller yields
+ * its CPU between reads. This transport does not use {@link dev.ringfuse.transport.KeepAwake}: /dev/fuse wakes
+ * its readers in turn, wherever they last ran, so a request and its application rarely share a CPU, and
+ * keeping the CPUs awake measured slower here (docs/bench/transports.md, "Keeping the CPUs awake").
  *
  * <p>Lock order: none is held across a native call. The pool is a lock-free queue plus a counter.
  */
@@ -266,7 +269,10 @@ public final class DevFuseTransport implements Transport {
                             return n;
                         }
                         waited = true;
-                        Thread.onSpinWait();
+                        // a yield, not a pause: a poller on the CPU of the application it has just answered
+                        // would otherwise keep it from running until the budget ends (15k instead of 186k
+                        // QD1 reads/s with the CPUs kept awake, docs/bench/transports.md)
+                        Thread.yield();
                     } while (now - start < budget && !closing);
                     spin.polled(now - start, false);
                 }

@@ -8,6 +8,7 @@ import dev.ringfuse.protocol.Decoder;
 import dev.ringfuse.protocol.Header;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.transport.AdaptiveSpin;
+import dev.ringfuse.transport.KeepAwake;
 import dev.ringfuse.transport.RequestHandler;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.IoFlusher;
@@ -48,6 +49,8 @@ final class UringQueue implements Runnable {
     private final int depth;
     /** How long to poll the completion queue before sleeping in io_uring_enter (adaptive, see AdaptiveSpin). */
     private final AdaptiveSpin spin;
+    /** The process's CPU keepers (null with polling off, {@code -o spin=0}). */
+    private final KeepAwake keepAwake;
     /**
      * The server CPU a sleep in io_uring_enter and the wake-up cost this thread, which a poll that catches the
      * next request saves ({@code -Dringfuse.spin.wakeCost=} nanoseconds). 5 µs: memfs at QD1 on an idle
@@ -86,6 +89,7 @@ final class UringQueue implements Runnable {
         this.qid = qid;
         this.depth = depth;
         this.spin = new AdaptiveSpin(spinNanos, WAKE_COST);
+        this.keepAwake = spinNanos > 0 ? KeepAwake.get() : null;
         this.payloadSize = payloadSize;
         this.devFd = devFd;
         this.session = session;
@@ -191,6 +195,7 @@ final class UringQueue implements Runnable {
             }
             batchStart = caught;
             ring.reap(onCompletion);
+            if (keepAwake != null && batchServed > 0) keepAwake.arrived(batchStart);
             if (pollNanos > 0) {
                 // a catch is a poll that brought a request, not a wake-up or a re-registration
                 spin.polled(pollNanos, batchServed > 0);

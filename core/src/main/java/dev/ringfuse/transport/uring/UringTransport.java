@@ -24,8 +24,10 @@ public final class UringTransport implements Transport {
     private final List<Thread> threads = new ArrayList<>();
     private final CountDownLatch registered;
     private final CountDownLatch ended;
+    private final boolean polling;
 
     public UringTransport(RequestHandler session, int devFd, int depth, int spinMicros, int payloadSize) {
+        this.polling = spinMicros > 0;
         int n = Cpus.possible();
         registered = new CountDownLatch(n);
         ended = new CountDownLatch(n);
@@ -121,6 +123,7 @@ public final class UringTransport implements Transport {
         java.util.List<String> names = new ArrayList<>();
         for (int q = 0; q < queues.size(); q++) names.add("q" + q);
         dev.ringfuse.transport.AdaptiveSpin.describe(b, names, queues.stream().map(UringQueue::spin).toList());
+        if (polling) dev.ringfuse.transport.KeepAwake.get().describe(b);
     }
 
     /** Stops every queue (closing a ring cancels its registered commands). */

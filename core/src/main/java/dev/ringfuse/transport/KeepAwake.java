@@ -1,0 +1,129 @@
+package dev.ringfuse.transport;
+
+import dev.ringfuse.sys.Libc;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Keeps the CPUs out of idle while a request stream is hot, so that the wake-ups a request needs (the
+ * serving thread's and, after the reply, the application's) land on a running CPU instead of a halted one.
+ *
+ * <p>Why: on a virtual machine whose guest does not poll before halting (cpuidle-haltpoll off or absent),
+ * waking a thread on an idle vCPU costs an IPI and a VM exit, ~10 µs each way. A closed-loop QD1 stream pays
+ * it twice per request: memfs over io_uring served 4 KiB O_DIRECT reads at 40–50k/s idle against
+ * 170–190k/s with the other vCPU kept busy (docs/bench/transports.md, "Keeping the CPUs awake"). The queue
+ * threads' own polls cannot fix that: the application's wake-up is the kernel's.
+ *
+ * <p>Only the io_uring transport feeds it. Its queues are per CPU and a request goes to the queue of the CPU
+ * its application runs on, so the two take turns on one CPU and what is left to avoid is the scheduler
+ * moving the application to a halted one. /dev/fuse wakes its readers in turn, wherever they last ran, and
+ * there keeping the CPUs awake measured slower (the same section).
+ *
+ * <p>How: one thread per CPU (up to {@link #MAX_KEEPERS}) in SCHED_IDLE, the scheduling class that runs only
+ * when nothing else wants the CPU and is preempted at once by any other thread, so a keeper never takes CPU
+ * time from the application, the server or anybody else; it only replaces the halt. The keepers start when
+ * two requests arrive less than {@link #HOT_GAP} apart (a stream whose wake-ups matter), spin while requests
+ * keep arriving, and park {@link #HOT_GAP} after the last one: an idle mount costs nothing, and a sparse
+ * stream (one request every few hundred µs) never starts them. If the kernel refuses SCHED_IDLE the keepers
+ * never spin (a keeper at normal priority would compete with the application).
+ *
+ * <p>Process-wide, since it is about CPUs: every mount of the process feeds the same arrival clock. Off with
+ * {@code -o spin=0} (the transports then never call it) or {@code -Dringfuse.keepAwake=0}; the system
+ * property also sets the number of keepers.
+ */
+public final class KeepAwake {
+    private static final System.Logger LOG = System.getLogger("dev.ringfuse");
+    /** Arrivals closer than this start the keepers; a stream quieter than this stops them. */
+    static final long HOT_GAP = Long.getLong("ringfuse.keepAwake.gapNanos", 50_000);
+    /** More CPUs than this: the keepers would spin on many CPUs for one stream; set the property to go beyond. */
+    static final int MAX_KEEPERS = 4;
+
+    private static final KeepAwake INSTANCE = new KeepAwake(Integer.getInteger("ringfuse.keepAwake",
+            Math.min(MAX_KEEPERS, Runtime.getRuntime().availableProcessors())));
+
+    private final int count;
+    /** The newest arrival (System.nanoTime), written by every serving thread. */
+    private volatile long last = Long.MIN_VALUE / 2;
+    /** True from the arrival that starts the keepers until the first of them sees the stream end. */
+    private volatile boolean hot;
+    private volatile Thread[] keepers;
+    private volatile boolean refused;
+    private final AtomicLong keptNanos = new AtomicLong();
+    private final AtomicLong starts = new AtomicLong();
+
+    KeepAwake(int count) {
+        this.count = Math.max(0, count);
+    }
+
+    /** The process's keepers. */
+    public static KeepAwake get() {
+        return INSTANCE;
+    }
+
+    /** A request (or a batch) arrived at {@code now}: starts the keepers if the stream is hot. */
+    public void arrived(long now) {
+        long prev = last;
+        if (prev != now) last = now;
+        if (!hot && now - prev < HOT_GAP && count > 0 && !refused) start();
+    }
+
+    private void start() {
+        synchronized (this) {
+            if (hot) return;
+            hot = true;
+            starts.incrementAndGet();
+            Thread[] k = keepers;
+            if (k == null) {
+                k = new Thread[count];
+                for (int i = 0; i < count; i++) {
+                    k[i] = Thread.ofPlatform().daemon().name("ringfuse-keepawake-" + i).unstarted(this::keep);
+                }
+                keepers = k;
+                for (Thread t : k) t.start();
+                return;
+            }
+            for (Thread t : k) LockSupport.unpark(t);
+        }
+    }
+
+    private void keep() {
+        if (!Libc.schedIdle()) {
+            if (!refused) {
+                refused = true;
+                LOG.log(System.Logger.Level.DEBUG, "SCHED_IDLE refused: CPUs are not kept awake");
+            }
+            hot = false;
+            return;
+        }
+        while (true) {
+            if (hot) {
+                long start = System.nanoTime(), now = start;
+                while (now - last < HOT_GAP) {
+                    Thread.onSpinWait();
+                    now = System.nanoTime();
+                }
+                keptNanos.addAndGet(now - start);
+                hot = false; // a request arriving between the check and this store restarts them next time
+            }
+            LockSupport.park(this);
+        }
+    }
+
+    /**
+     * A statistics line {@code keepawake threads N kept_ns T starts S}: keeper threads (0 when off or refused),
+     * nanoseconds they spent keeping CPUs awake, times a hot stream started them.
+     */
+    public void describe(StringBuilder b) {
+        b.append("keepawake threads ").append(refused ? 0 : count).append(" kept_ns ").append(keptNanos.get())
+                .append(" starts ").append(starts.get()).append('\n');
+    }
+
+    /** Nanoseconds the keepers spent keeping CPUs awake, for tests. */
+    long keptNanos() { return keptNanos.get(); }
+
+    /** Times a hot stream started the keepers, for tests. */
+    long starts() { return starts.get(); }
+
+    /** The keeper threads once started (null before the first hot stream), for tests. */
+    Thread[] keepers() { return keepers; }
+}
