@@ -181,11 +181,13 @@ def _ringfuse_memfs(transport):
     return start
 
 
-def _ringfuse_passthrough(mode):
+def _ringfuse_passthrough(mode, transport="dev"):
+    # the transport named, not the CLI's auto (io_uring when enabled): until session 7 these peers were
+    # labelled /dev/fuse but ran over io_uring whenever enable_uring was on
     def start(ctx, b, mnt, backing):
         info = b.ringfuse()
-        return ([info["script"], "mount", "passthrough", backing, mnt, "--passthrough", mode], None,
-                info["version"])
+        return ([info["script"], "mount", "passthrough", backing, mnt, "--passthrough", mode,
+                 "--transport", transport], None, info["version"])
     return start
 
 
@@ -278,8 +280,11 @@ def all_peers():
              "dev", "Java", _ringfuse_passthrough("auto"), needs_backing=True, available=_needs_passthrough_cli),
         # off: the daemon serves every read and write, like libfuse passthrough_ll (libfuse 3.14 has no
         # kernel passthrough), so this is the like-for-like comparison with the C peer
-        Peer("ringfuse-passthrough-off", "ringfuse passthrough (--passthrough off: the daemon moves the data)",
+        Peer("ringfuse-passthrough-off", "ringfuse passthrough (--passthrough off: the daemon moves the data), /dev/fuse",
              "dev", "Java", _ringfuse_passthrough("off"), needs_backing=True, available=_needs_passthrough_cli),
+        Peer("ringfuse-passthrough-off-uring", "ringfuse passthrough (--passthrough off), io_uring",
+             "uring", "Java", _ringfuse_passthrough("off", "uring"), needs_backing=True,
+             available=lambda b: _needs_uring(b) or _needs_passthrough_cli(b)),
         Peer("ringfuse-sql-sqlite", "ringfuse sql on SQLite (file on tmpfs), /dev/fuse", "dev", "Java",
              _ringfuse_sql_sqlite("dev"), needs_backing=True, available=_needs_sql_cli),
         Peer("ringfuse-sql-pg", "ringfuse sql on PostgreSQL (data on tmpfs, localhost), /dev/fuse", "dev", "Java",
