@@ -69,6 +69,9 @@ record StatsSnapshot(Map<String, String> info, List<Op> ops) {
             first = false;
             b.append(String.format(Locale.ROOT, "%-8s %s%n", e.getKey().equals("spin") ? "all" : e.getKey().substring(5), e.getValue()));
         }
+        // the process's keep-awake threads (transport.KeepAwake), io_uring mounts that poll
+        String keep = info.get("keepawake");
+        if (keep != null) b.append(String.format(Locale.ROOT, "keep-awake %s%n", keep));
         return b.toString();
     }
 
