@@ -82,6 +82,10 @@ class StatsCommandTest {
             assertTrue(table.contains("OPCODE") && table.contains("P99"), table);
             assertTrue(Pattern.compile("(?m)^RMDIR +3 +- +3 ").matcher(table).find(), table);
             assertTrue(Pattern.compile("(?m)^all +polls [0-9]+ catches [0-9]+ ").matcher(table).find(), "polling counters: " + table);
+            // the keep-awake threads are io_uring's (transport.KeepAwake), absent on /dev/fuse
+            boolean uring = transport == TransportKind.URING;
+            assertEquals(uring, Pattern.compile("(?m)^keep-awake threads [0-9]+ kept_ns [0-9]+ starts [0-9]+$").matcher(table).find(), table);
+            assertEquals(uring, json.contains("\"keepawake\":\"threads "), json);
 
             Path socket = StatsSocket.locate(mnt);
             try (MetricsServer metrics = MetricsServer.start("0", socket)) {
