@@ -38,6 +38,9 @@ VARIANTS = {
     "nospin": (["-o", "spin=0"], {}),
     # the candidate: every serving thread decides on the whole mount's polls (AdaptiveSpin.MOUNT_SCOPE)
     "mount": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.spin.scope=mount"}),
+    # /dev/fuse with a poller per CPU instead of one per two CPUs, bounded and unbounded
+    "p2": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.dev.pollers=2"}),
+    "p2unb": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.dev.pollers=2 -Dringfuse.spin.share=-1"}),
     # io_uring without the keep-awake threads (KeepAwake), polling as by default
     "nokeep": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake=0"}),
 }

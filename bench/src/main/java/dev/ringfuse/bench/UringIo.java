@@ -90,7 +90,7 @@ public class UringIo {
                 .userData(-1);
         ring.submitAndWait(1);
         int[] fd = {-1};
-        ring.reap((ud, res, fl) -> fd[0] = res);
+        while (ring.reap((ud, res, fl) -> fd[0] = res) == 0) ring.submitAndWait(1); // a signal ended the wait
         if (fd[0] < 0) throw UringException.fromResult("OPENAT", fd[0]);
         files = ring.registerFiles(fd[0]);
         slotBuf = new MemorySegment[qd];

@@ -38,8 +38,7 @@ public final class KeepAwake {
     /** More CPUs than this: the keepers would spin on many CPUs for one stream; set the property to go beyond. */
     static final int MAX_KEEPERS = 4;
 
-    private static final KeepAwake INSTANCE = new KeepAwake(Integer.getInteger("ringfuse.keepAwake",
-            Math.min(MAX_KEEPERS, Runtime.getRuntime().availableProcessors())));
+    private static final KeepAwake INSTANCE = new KeepAwake(Integer.getInteger("ringfuse.keepAwake", defaultCount()));
 
     private final int count;
     /** The newest arrival (System.nanoTime), written by every serving thread. */
@@ -53,6 +52,22 @@ public final class KeepAwake {
 
     KeepAwake(int count) {
         this.count = Math.max(0, count);
+    }
+
+    /**
+     * One keeper per CPU, at most {@link #MAX_KEEPERS}; none on one CPU (no other CPU to keep awake) and none
+     * under a CPU quota: a SCHED_IDLE thread still spends the cgroup's quota, and a throttled cgroup stops
+     * the server and the application with it.
+     */
+    static int defaultCount() {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (cpus < 2) return 0;
+        String quota = CpuQuota.of(java.nio.file.Path.of("/proc/self/cgroup"), java.nio.file.Path.of("/sys/fs/cgroup"));
+        if (quota != null) {
+            LOG.log(System.Logger.Level.DEBUG, "CPU quota " + quota + ": CPUs are not kept awake");
+            return 0;
+        }
+        return Math.min(MAX_KEEPERS, cpus);
     }
 
     /** The process's keepers. */

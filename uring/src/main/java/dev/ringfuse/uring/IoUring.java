@@ -153,7 +153,9 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * Publishes prepared SQEs and waits until at least {@code waitNr} completions are in the CQ (processing task
-     * work and flushing overflowed CQEs). Mirrors liburing's {@code io_uring_submit_and_wait}.
+     * work and flushing overflowed CQEs). Mirrors liburing's {@code io_uring_submit_and_wait}. A signal that
+     * arrives after the submit ends the wait early: the call then returns the count submitted with fewer than
+     * {@code waitNr} completions in the CQ, so a caller that needs a completion reaps and waits again.
      *
      * @return the number of SQEs submitted
      */
