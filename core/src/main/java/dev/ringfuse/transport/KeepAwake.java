@@ -41,6 +41,8 @@ public final class KeepAwake {
     private static final KeepAwake INSTANCE = new KeepAwake(Integer.getInteger("ringfuse.keepAwake", defaultCount()));
 
     private final int count;
+    /** The CPU mask of the thread that first asked for the keepers (a mounting thread, not a pinned queue). */
+    private final byte[] mask;
     /** The newest arrival (System.nanoTime), written by every serving thread. */
     private volatile long last = Long.MIN_VALUE / 2;
     /** True from the arrival that starts the keepers until the first of them sees the stream end. */
@@ -52,6 +54,13 @@ public final class KeepAwake {
 
     KeepAwake(int count) {
         this.count = Math.max(0, count);
+        byte[] m = null;
+        try {
+            m = count > 0 ? Libc.cpuMask() : null;
+        } catch (Throwable t) {
+            // no mask: the keepers keep their creator's
+        }
+        this.mask = m;
     }
 
     /**
@@ -60,14 +69,19 @@ public final class KeepAwake {
      * the server and the application with it.
      */
     static int defaultCount() {
-        int cpus = Runtime.getRuntime().availableProcessors();
-        if (cpus < 2) return 0;
-        String quota = CpuQuota.of(java.nio.file.Path.of("/proc/self/cgroup"), java.nio.file.Path.of("/sys/fs/cgroup"));
-        if (quota != null) {
-            LOG.log(System.Logger.Level.DEBUG, "CPU quota " + quota + ": CPUs are not kept awake");
+        try {
+            int cpus = Runtime.getRuntime().availableProcessors();
+            if (cpus < 2) return 0;
+            String quota = CpuQuota.of(java.nio.file.Path.of("/proc/self/cgroup"), java.nio.file.Path.of("/sys/fs/cgroup"));
+            if (quota != null) {
+                LOG.log(System.Logger.Level.DEBUG, "CPU quota " + quota + ": CPUs are not kept awake");
+                return 0;
+            }
+            return Math.min(MAX_KEEPERS, cpus);
+        } catch (Throwable t) { // never a failed class initialisation for every mount
+            LOG.log(System.Logger.Level.DEBUG, "CPUs are not kept awake: " + t);
             return 0;
         }
-        return Math.min(MAX_KEEPERS, cpus);
     }
 
     /** The process's keepers. */
@@ -77,9 +91,10 @@ public final class KeepAwake {
 
     /** A request (or a batch) arrived at {@code now}: starts the keepers if the stream is hot. */
     public void arrived(long now) {
+        if (count == 0 || refused) return; // off: not even the shared store
         long prev = last;
         if (prev != now) last = now;
-        if (!hot && now - prev < HOT_GAP && count > 0 && !refused) start();
+        if (!hot && now - prev < HOT_GAP) start();
     }
 
     private void start() {
@@ -89,25 +104,44 @@ public final class KeepAwake {
             starts.incrementAndGet();
             Thread[] k = keepers;
             if (k == null) {
-                k = new Thread[count];
-                for (int i = 0; i < count; i++) {
-                    k[i] = Thread.ofPlatform().daemon().name("ringfuse-keepawake-" + i).unstarted(this::keep);
+                try {
+                    k = new Thread[count];
+                    for (int i = 0; i < count; i++) {
+                        k[i] = Thread.ofPlatform().daemon().name("ringfuse-keepawake-" + i).unstarted(this::keep);
+                    }
+                    keepers = k;
+                    for (Thread t : k) t.start();
+                } catch (Throwable t) {
+                    // no thread to be had (a pids limit, memory): the serving thread that got here must go on
+                    refuse("cannot start the keeper threads (" + t + ")");
                 }
-                keepers = k;
-                for (Thread t : k) t.start();
                 return;
             }
             for (Thread t : k) LockSupport.unpark(t);
         }
     }
 
+    private void refuse(String why) {
+        if (!refused) {
+            refused = true;
+            LOG.log(System.Logger.Level.DEBUG, why + ": CPUs are not kept awake");
+        }
+        hot = false;
+    }
+
     private void keep() {
-        if (!Libc.schedIdle()) {
-            if (!refused) {
-                refused = true;
-                LOG.log(System.Logger.Level.DEBUG, "SCHED_IDLE refused: CPUs are not kept awake");
-            }
-            hot = false;
+        boolean idle;
+        try {
+            // a thread inherits its creator's CPU mask, and the creator is a queue thread pinned to its CPU:
+            // a keeper gets the mask of the thread that made the first io_uring mount (the process's), so
+            // that the scheduler can spread the keepers over the CPUs the process may use
+            if (mask != null) Libc.setCpuMask(mask);
+            idle = Libc.schedIdle();
+        } catch (Throwable t) {
+            idle = false;
+        }
+        if (!idle) {
+            refuse("SCHED_IDLE refused");
             return;
         }
         while (true) {

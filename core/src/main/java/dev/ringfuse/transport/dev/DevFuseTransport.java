@@ -271,7 +271,7 @@ public final class DevFuseTransport implements Transport {
                         waited = true;
                         // a yield, not a pause: a poller on the CPU of the application it has just answered
                         // would otherwise keep it from running until the budget ends (15k instead of 186k
-                        // QD1 reads/s with the CPUs kept awake, docs/bench/transports.md)
+                        // QD1 reads/s with two busy loops keeping the CPUs awake, docs/bench/transports.md)
                         Thread.yield();
                     } while (now - start < budget && !closing);
                     spin.polled(now - start, false);
