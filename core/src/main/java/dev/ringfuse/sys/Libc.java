@@ -51,7 +51,6 @@ public final class Libc {
     private static final MethodHandle FA_DUP2 = plainCall("posix_spawn_file_actions_adddup2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     private static final MethodHandle FA_DESTROY = plainCall("posix_spawn_file_actions_destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle SCHED_SETAFFINITY = errnoCall("sched_setaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), -1);
-    private static final MethodHandle SCHED_GETAFFINITY = errnoCall("sched_getaffinity", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), -1);
     private static final MethodHandle SCHED_SETSCHEDULER = errnoCall("sched_setscheduler", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), -1);
     private static final MethodHandle EVENTFD = errnoCall("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
     private static final MethodHandle GETUID = plainCall("getuid", FunctionDescriptor.of(JAVA_INT));
@@ -303,28 +302,6 @@ public final class Libc {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment param = a.allocate(JAVA_INT); // struct sched_param { int sched_priority = 0; }
             return (int) SCHED_SETSCHEDULER.invokeExact(STATE.get(), 0, 5, param) == 0;
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** The calling thread's CPU mask (sched_getaffinity), 128 bytes; null if the kernel refused. */
-    public static byte[] cpuMask() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment mask = a.allocate(128);
-            if ((int) SCHED_GETAFFINITY.invokeExact(STATE.get(), 0, 128L, mask) < 0) return null;
-            return mask.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** Sets the calling thread's CPU mask (sched_setaffinity) to one {@link #cpuMask} gave; false if refused. */
-    public static boolean setCpuMask(byte[] mask) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment m = a.allocate(128);
-            MemorySegment.copy(mask, 0, m, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, Math.min(128, mask.length));
-            return (int) SCHED_SETAFFINITY.invokeExact(STATE.get(), 0, 128L, m) == 0;
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -41,8 +41,6 @@ public final class KeepAwake {
     private static final KeepAwake INSTANCE = new KeepAwake(Integer.getInteger("ringfuse.keepAwake", defaultCount()));
 
     private final int count;
-    /** The CPU mask of the thread that first asked for the keepers (a mounting thread, not a pinned queue). */
-    private final byte[] mask;
     /** The newest arrival (System.nanoTime), written by every serving thread. */
     private volatile long last = Long.MIN_VALUE / 2;
     /** True from the arrival that starts the keepers until the first of them sees the stream end. */
@@ -52,15 +50,9 @@ public final class KeepAwake {
     private final AtomicLong keptNanos = new AtomicLong();
     private final AtomicLong starts = new AtomicLong();
 
+
     KeepAwake(int count) {
         this.count = Math.max(0, count);
-        byte[] m = null;
-        try {
-            m = count > 0 ? Libc.cpuMask() : null;
-        } catch (Throwable t) {
-            // no mask: the keepers keep their creator's
-        }
-        this.mask = m;
     }
 
     /**
@@ -132,10 +124,10 @@ public final class KeepAwake {
     private void keep() {
         boolean idle;
         try {
-            // a thread inherits its creator's CPU mask, and the creator is a queue thread pinned to its CPU:
-            // a keeper gets the mask of the thread that made the first io_uring mount (the process's), so
-            // that the scheduler can spread the keepers over the CPUs the process may use
-            if (mask != null) Libc.setCpuMask(mask);
+            // a keeper inherits the CPU mask of the queue thread that started it, pinned to the CPU the hot
+            // stream came from: measured, that is where a keeper pays; keepers spread over the CPUs (or one
+            // per CPU) made QD1 slower whenever threads of another session wanted the CPUs (37-102k against
+            // 187k without keepers, docs/bench/transports.md)
             idle = Libc.schedIdle();
         } catch (Throwable t) {
             idle = false;
