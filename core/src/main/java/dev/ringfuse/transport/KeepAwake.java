@@ -20,8 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  * there keeping the CPUs awake measured slower (the same section).
  *
  * <p>How: one thread per CPU (up to {@link #MAX_KEEPERS}) in SCHED_IDLE, the scheduling class that runs only
- * when nothing else wants the CPU and is preempted at once by any other thread, so a keeper never takes CPU
- * time from the application, the server or anybody else; it only replaces the halt. The keepers start when
+ * when no other thread of its group wants the CPU and is preempted at once by them; threads of another cgroup
+ * or session compete with the keeper's group by group weight, and next to busy threads of another session the
+ * keepers measured up to a fifth off QD1 (docs/bench/transports.md, "Where the keepers run"). The keepers start when
  * two requests arrive less than {@link #HOT_GAP} apart (a stream whose wake-ups matter), spin while requests
  * keep arriving, and park {@link #HOT_GAP} after the last one: an idle mount costs nothing, and a sparse
  * stream (one request every few hundred µs) never starts them. If the kernel refuses SCHED_IDLE the keepers
