@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The keep-awake threads of an io_uring mount (transport.KeepAwake): a hot QD1 stream starts them, they run in
- * SCHED_IDLE, they park once the stream stops and spend nothing while the mount rests; a sparse stream never
- * starts them; {@code spin=0} has none.
+ * SCHED_IDLE, they park once the stream stops and spend nothing while the mount rests, and they end with the
+ * last io_uring mount; a sparse stream never starts them; {@code spin=0} has none.
  */
 @Timeout(120)
 class KeepAwakeMountTest {
@@ -68,6 +68,13 @@ class KeepAwakeMountTest {
             Thread.sleep(500);
             assertEquals(kept, keepAwake(StatsSocket.read(socket))[1], "no keeping while the mount rests");
         }
+        // the mount was the process's last io_uring mount: its queues' end ends the keepers
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("ringfuse-keepawake-")) t.join(5_000);
+        }
+        assertEquals(List.of(), Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("ringfuse-keepawake-")).map(Thread::getName).toList(),
+                "keeper threads left after the last io_uring mount ended");
     }
 
     @Test

@@ -30,7 +30,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Process-wide, since it is about CPUs: every mount of the process feeds the same arrival clock. Off with
  * {@code -o spin=0} (the transports then never call it) or {@code -Dringfuse.keepAwake=0}; the system
- * property also sets the number of keepers.
+ * property also sets the number of keepers. The keeper threads end with the process's last io_uring queue
+ * (the last such mount's end); a later hot stream starts new ones.
  */
 public final class KeepAwake {
     private static final System.Logger LOG = System.getLogger("dev.ringfuse");
@@ -50,7 +51,8 @@ public final class KeepAwake {
     private volatile boolean refused;
     private final AtomicLong keptNanos = new AtomicLong();
     private final AtomicLong starts = new AtomicLong();
-
+    /** Queue threads of the process that may feed the keepers; the last one to leave ends them. Guarded by this. */
+    private int users;
 
     KeepAwake(int count) {
         this.count = Math.max(0, count);
@@ -82,6 +84,20 @@ public final class KeepAwake {
         return INSTANCE;
     }
 
+    /** A serving thread that feeds {@link #arrived} starts; pair with {@link #leave} when it ends. */
+    public synchronized void join() {
+        users++;
+    }
+
+    /** A serving thread ended: the last one ends the keeper threads (a later hot stream starts new ones). */
+    public synchronized void leave() {
+        if (--users > 0) return;
+        Thread[] k = keepers;
+        keepers = null;
+        hot = false;
+        if (k != null) for (Thread t : k) LockSupport.unpark(t);
+    }
+
     /** A request (or a batch) arrived at {@code now}: starts the keepers if the stream is hot. */
     public void arrived(long now) {
         if (count == 0 || refused) return; // off: not even the shared store
@@ -98,10 +114,11 @@ public final class KeepAwake {
             Thread[] k = keepers;
             if (k == null) {
                 try {
-                    k = new Thread[count];
+                    Thread[] mine = new Thread[count];
                     for (int i = 0; i < count; i++) {
-                        k[i] = Thread.ofPlatform().daemon().name("ringfuse-keepawake-" + i).unstarted(this::keep);
+                        mine[i] = Thread.ofPlatform().daemon().name("ringfuse-keepawake-" + i).unstarted(() -> keep(mine));
                     }
+                    k = mine;
                     keepers = k;
                     for (Thread t : k) t.start();
                 } catch (Throwable t) {
@@ -122,7 +139,8 @@ public final class KeepAwake {
         hot = false;
     }
 
-    private void keep() {
+    /** One keeper's life: it ends when {@code mine} is no longer the process's set of keepers. */
+    private void keep(Thread[] mine) {
         boolean idle;
         try {
             // a keeper inherits the CPU mask of the queue thread that started it, pinned to the CPU the hot
@@ -137,7 +155,7 @@ public final class KeepAwake {
             refuse("SCHED_IDLE refused");
             return;
         }
-        while (true) {
+        while (keepers == mine) {
             if (hot) {
                 long start = System.nanoTime(), now = start;
                 while (now - last < HOT_GAP) {
@@ -145,7 +163,8 @@ public final class KeepAwake {
                     now = System.nanoTime();
                 }
                 keptNanos.addAndGet(now - start);
-                hot = false; // a request arriving between the check and this store restarts them next time
+                // a request arriving between the check and this store restarts them next time
+                if (keepers == mine) hot = false;
             }
             LockSupport.park(this);
         }
@@ -160,12 +179,4 @@ public final class KeepAwake {
                 .append(" starts ").append(starts.get()).append('\n');
     }
 
-    /** Nanoseconds the keepers spent keeping CPUs awake, for tests. */
-    long keptNanos() { return keptNanos.get(); }
-
-    /** Times a hot stream started the keepers, for tests. */
-    long starts() { return starts.get(); }
-
-    /** The keeper threads once started (null before the first hot stream), for tests. */
-    Thread[] keepers() { return keepers; }
 }

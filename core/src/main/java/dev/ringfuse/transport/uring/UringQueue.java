@@ -117,6 +117,7 @@ final class UringQueue implements Runnable {
             return;
         }
         setUp.countDown();
+        if (keepAwake != null) keepAwake.join();
         try {
             go.await();
             if (!stopping) {
@@ -129,6 +130,7 @@ final class UringQueue implements Runnable {
         } catch (Throwable t) {
             if (!stopping) LOG.log(System.Logger.Level.ERROR, "io_uring queue " + qid + " failed", t);
         } finally {
+            if (keepAwake != null) keepAwake.leave();
             cleanUp();
             owner.queueEnded();
         }

@@ -65,7 +65,7 @@ public final class ThreadRings implements AutoCloseable {
         /** Submits the prepared SQE, waits for its CQE, returns res (≥ 0) or throws with its errno. */
         int complete(String op) throws UringException {
             ring.submitAndWait(1);
-            // a signal (JFR's CPU-time sampler, a debugger) can end the wait after the submit: io_uring_enter
+            // a signal (JFR's sampler, a profiler, a debugger) can end the wait after the submit: io_uring_enter
             // then returns the count submitted, without the completion, which is still to come
             while (ring.reap(this, 1) != 1) ring.submitAndWait(1);
             if (res < 0) throw UringException.fromResult(op, res);
