@@ -43,7 +43,6 @@ VARIANTS = {
     "p2unb": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.dev.pollers=2 -Dringfuse.spin.share=-1"}),
     # io_uring without the keep-awake threads (KeepAwake), polling as by default
     "nokeep": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake=0"}),
-    "keepfree": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake.pin=false"}),
 }
 COUNTERS = ["polls", "catches", "polled_ns", "served_ns", "requests", "windows", "halvings", "doublings", "pauses",
             "paused_windows", "fresh_starts", "idle_sleeps", "paused_sleeps", "budget_ns"]
