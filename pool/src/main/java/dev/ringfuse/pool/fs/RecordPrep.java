@@ -59,6 +59,9 @@ final class RecordPrep {
         return WORKERS.submit(() -> BlockIo.prepare(BlockType.FILE_DATA, record, len, comp, ck));
     }
 
+    /** How many preparations are held. */
+    int size() { return jobs.size(); }
+
     /** Drops every preparation (after the commit took what it needed; the rest were of records dropped). */
     void clear() {
         for (Job j : jobs.values()) j.result().cancel(false);
