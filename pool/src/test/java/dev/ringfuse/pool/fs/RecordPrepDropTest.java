@@ -51,4 +51,28 @@ class RecordPrepDropTest {
         fs.close();
         pool.close();
     }
+
+    /** The workers end once idle: none outlives the pools that used it by much more than RecordPrep.IDLE_SECONDS. */
+    @Test
+    void idleWorkersEnd() throws Exception {
+        Pool pool = Pool.create("rw", List.<BlockDevice>of(new MemoryDevice("m", 64L << 20)));
+        pool.createDataset("rw/d", Map.of("compression", "lz4", "recordsize", "128K"));
+        PoolFs fs = new PoolFs(pool.dataset("rw/d"), false, 0);
+        byte[] bytes = new byte[4 * REC];
+        new Random(4).nextBytes(bytes);
+        fs.locked(() -> {
+            Inode n = fs.inodes.allocate(Attr.S_IFREG | 0644, 0, 0);
+            fs.inodes.put(n);
+            fs.data.write(n, 0, MemorySegment.ofArray(bytes), bytes.length);
+        });
+        fs.close(); // commits: the records' preparations ran on the workers
+        pool.close();
+        long deadline = System.nanoTime() + (RecordPrep.IDLE_SECONDS + 20) * 1_000_000_000L;
+        while (workers() > 0 && System.nanoTime() < deadline) Thread.sleep(200);
+        assertEquals(0, workers(), "pool-prepare threads alive long after the last commit");
+    }
+
+    private static long workers() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("pool-prepare")).count();
+    }
 }
