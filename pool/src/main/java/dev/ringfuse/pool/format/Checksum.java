@@ -34,34 +34,11 @@ public enum Checksum {
 
     /** The 32-byte checksum of {@code data[off, off+len)}. */
     public byte[] compute(byte[] data, int off, int len) {
-        byte[] out = new byte[SIZE];
-        switch (this) {
-            case CRC32C -> {
-                int v = crc32c(data, off, len);
-                out[0] = (byte) v; out[1] = (byte) (v >>> 8); out[2] = (byte) (v >>> 16); out[3] = (byte) (v >>> 24);
-            }
-            case SHA256 -> {
-                try {
-                    MessageDigest md = MessageDigest.getInstance("SHA-256");
-                    md.update(data, off, len);
-                    System.arraycopy(md.digest(), 0, out, 0, SIZE);
-                } catch (NoSuchAlgorithmException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }
-        return out;
+        return compute(java.nio.ByteBuffer.wrap(data, off, len));
     }
 
-    public boolean matches(byte[] expected, byte[] data, int off, int len) {
-        return Arrays.equals(expected, compute(data, off, len));
-    }
-
-    /**
-     * Whether the bytes {@code data} has left (position to limit, consumed) have checksum {@code expected}:
-     * `pool verify` checks a read in the device's own buffer, without copying it to the heap first.
-     */
-    public boolean matches(byte[] expected, java.nio.ByteBuffer data) {
+    /** The 32-byte checksum of the bytes {@code data} has left (position to limit, consumed): a heap array or native memory. */
+    public byte[] compute(java.nio.ByteBuffer data) {
         byte[] out = new byte[SIZE];
         switch (this) {
             case CRC32C -> {
@@ -80,7 +57,19 @@ public enum Checksum {
                 }
             }
         }
-        return Arrays.equals(expected, out);
+        return out;
+    }
+
+    public boolean matches(byte[] expected, byte[] data, int off, int len) {
+        return Arrays.equals(expected, compute(data, off, len));
+    }
+
+    /**
+     * Whether the bytes {@code data} has left have checksum {@code expected}: `pool verify` checks a read in the
+     * device's own buffer, without copying it to the heap first.
+     */
+    public boolean matches(byte[] expected, java.nio.ByteBuffer data) {
+        return Arrays.equals(expected, compute(data));
     }
 
     /** CRC32C, as used for the self-checksums of labels and uberblocks. */

@@ -56,6 +56,9 @@ final class FileData {
 
     long dirtyBytes() { return dirtyBytes; }
 
+    /** Preparations held for the commit (tests: never more than the dirty records). */
+    int preparing() { return prep.size(); }
+
     long dirtyBytes(long ino) {
         TreeMap<Long, byte[]> m = dirty.get(ino);
         if (m == null) return 0;
@@ -264,7 +267,10 @@ final class FileData {
         TreeMap<Long, byte[]> m = dirty.get(n.ino);
         if (m != null) {
             var sub = m.subMap(from, true, to, false);
-            for (byte[] b : sub.values()) dirtyBytes -= b.length;
+            for (byte[] b : sub.values()) {
+                dirtyBytes -= b.length;
+                prep.forget(b); // else its preparation holds the buffer (and a compressed copy) until the commit
+            }
             sub.clear();
         }
         List<Key> gone = new ArrayList<>();

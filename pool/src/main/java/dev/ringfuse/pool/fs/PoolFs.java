@@ -162,8 +162,9 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
 
     private void timedCommit() {
         try {
+            // settled attributes: the sync hook queues their invalidation on the timer (dropSoon); close() runs
+            // this on the destroy handler's thread, where there is nothing left to invalidate
             pool.commit();
-            dropSettledAttributes();
         } catch (Throwable e) { // an Error too: thrown out of a scheduled task it would end the timer unseen
             System.err.println("pool " + pool.name() + ": commit failed: " + e);
         }

@@ -9,8 +9,10 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Dirty records compressed and checksummed ahead of the commit, on other threads (as ZFS's ZIO pipeline
@@ -25,12 +27,23 @@ import java.util.concurrent.Future;
  * change). A stale preparation's result is never looked at. Callers hold the pool lock.
  */
 final class RecordPrep {
-    private static final ExecutorService WORKERS = Executors.newFixedThreadPool(
-            Math.max(1, Integer.getInteger("pool.prepare.threads", Runtime.getRuntime().availableProcessors())), r -> {
-                Thread t = new Thread(r, "pool-prepare");
-                t.setDaemon(true);
-                return t;
-            });
+    /**
+     * Shared by every mounted dataset; a worker ends after {@link #IDLE_SECONDS} without a record (as the
+     * ForkJoinPool's do), so no thread outlives the last commit by more than that.
+     */
+    private static final ExecutorService WORKERS = workers(
+            Math.max(1, Integer.getInteger("pool.prepare.threads", Runtime.getRuntime().availableProcessors())));
+    static final int IDLE_SECONDS = 10;
+
+    private static ExecutorService workers(int n) {
+        ThreadPoolExecutor e = new ThreadPoolExecutor(n, n, IDLE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "pool-prepare");
+            t.setDaemon(true);
+            return t;
+        });
+        e.allowCoreThreadTimeOut(true);
+        return e;
+    }
 
     private record Job(int len, Compression comp, Checksum ck, Future<BlockIo.Prepared> result) {}
 
@@ -58,6 +71,9 @@ final class RecordPrep {
         if (j != null) j.result().cancel(false);
         return WORKERS.submit(() -> BlockIo.prepare(BlockType.FILE_DATA, record, len, comp, ck));
     }
+
+    /** How many preparations are held. */
+    int size() { return jobs.size(); }
 
     /** Drops every preparation (after the commit took what it needed; the rest were of records dropped). */
     void clear() {

@@ -216,7 +216,16 @@ public final class UringBlockDevice implements BlockDevice {
         Integer idx = lease(len);
         MemorySegment buf = idx != null ? fixed[idx].asSlice(0, len) : Arena.ofAuto().allocate(len, 4096);
         CompletableFuture<Integer> read = idx != null ? file.readFixed(buf, offset, idx) : file.read(buf, offset);
-        // the buffer goes back only after use: the kernel is done with it once the read completed
+        // the buffer goes back only after use: the kernel is done with it once the read completed; if ex refuses
+        // the use (shut down: `pool verify` gave up on a slow read), the future fails and the buffer goes back too
+        java.util.concurrent.Executor run = idx == null ? ex : r -> {
+            try {
+                ex.execute(r);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                freeFixed.add(idx);
+                throw e;
+            }
+        };
         return read.handleAsync((n, err) -> {
             try {
                 if (err != null) throw new CompletionException(err);
@@ -225,7 +234,7 @@ public final class UringBlockDevice implements BlockDevice {
             } finally {
                 if (idx != null) freeFixed.add(idx);
             }
-        }, ex);
+        }, run);
     }
 
     @Override

@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ringfuse.Fuse;
-import dev.ringfuse.Mount;
-import dev.ringfuse.MountOptions;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.UringBlockDevice;
 import dev.ringfuse.pool.send.Receiver;
@@ -22,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -51,12 +47,7 @@ class LongCacheMountTest {
     }
 
     private static <T> T mounted(PoolFs fs, Path mp, Callable<T> work) throws Exception {
-        Mount m = MountedFsKit.withTimeout(Duration.ofSeconds(30), mp, () -> Fuse.mount(mp, fs, MountOptions.defaults()));
-        try {
-            return MountedFsKit.withTimeout(Duration.ofSeconds(200), mp, work);
-        } finally {
-            MountedFsKit.closeOrForce(m, mp, Duration.ofSeconds(20));
-        }
+        return PoolFsMountTest.mounted(fs, mp, work);
     }
 
     /** The state before: what the snapshot holds. */

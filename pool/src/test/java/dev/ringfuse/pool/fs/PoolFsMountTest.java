@@ -39,7 +39,15 @@ class PoolFsMountTest {
     }
 
     static <T> T mounted(Pool pool, String ds, Path mp, java.util.concurrent.Callable<T> work, Duration limit) throws Exception {
-        PoolFs fs = new PoolFs(pool.dataset(ds), false);
+        return mounted(new PoolFs(pool.dataset(ds), false), mp, work, limit);
+    }
+
+    /** Runs {@code work} with {@code fs} mounted at {@code mp} (a filesystem built with other settings). */
+    static <T> T mounted(PoolFs fs, Path mp, java.util.concurrent.Callable<T> work) throws Exception {
+        return mounted(fs, mp, work, Duration.ofSeconds(200));
+    }
+
+    static <T> T mounted(PoolFs fs, Path mp, java.util.concurrent.Callable<T> work, Duration limit) throws Exception {
         Mount m = MountedFsKit.withTimeout(Duration.ofSeconds(30), mp, () -> Fuse.mount(mp, fs, MountOptions.defaults()));
         try {
             return MountedFsKit.withTimeout(limit, mp, work);

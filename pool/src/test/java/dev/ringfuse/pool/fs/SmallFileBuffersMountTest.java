@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ringfuse.Fuse;
-import dev.ringfuse.Mount;
-import dev.ringfuse.MountOptions;
 import dev.ringfuse.pool.io.BlockDevice;
 import dev.ringfuse.pool.io.MemoryDevice;
 import dev.ringfuse.pool.txg.DatasetSpace;
@@ -21,7 +18,6 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -166,13 +162,6 @@ class SmallFileBuffersMountTest {
 
     /** Mounts sf/d or sb/d without timed commits (only the test's and the dirty limit's commits happen). */
     private static void mounted(Pool pool, Path mp, Callable<Void> work) throws Exception {
-        String ds = pool.name() + "/d";
-        PoolFs fs = new PoolFs(pool.dataset(ds), false, 0);
-        Mount m = MountedFsKit.withTimeout(Duration.ofSeconds(30), mp, () -> Fuse.mount(mp, fs, MountOptions.defaults()));
-        try {
-            MountedFsKit.withTimeout(Duration.ofSeconds(200), mp, work);
-        } finally {
-            MountedFsKit.closeOrForce(m, mp, Duration.ofSeconds(20));
-        }
+        PoolFsMountTest.mounted(new PoolFs(pool.dataset(pool.name() + "/d"), false, 0), mp, work);
     }
 }

@@ -49,6 +49,29 @@ class UringBlockDeviceBatchTest {
         }
     }
 
+    /**
+     * A read whose check executor refuses it (`pool verify`'s window closed its checkers after giving up on a slow
+     * read) still gives its registered buffer back: the future fails, the buffer is not leased forever.
+     */
+    @Test
+    void readIntoARefusingExecutorGivesItsBufferBack() throws Exception {
+        Path img = tmp.resolve("refuse.img");
+        try (RandomAccessFile f = new RandomAccessFile(img.toFile(), "rw")) {
+            f.setLength(4L << 20);
+        }
+        java.util.concurrent.ExecutorService shut = java.util.concurrent.Executors.newSingleThreadExecutor();
+        shut.shutdown();
+        try (UringBlockDevice d = UringBlockDevice.open(img)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(d.registered(), "no registered buffers here");
+            var read = d.readAsync(0, 4096, shut, seg -> seg.byteSize());
+            org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> read.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, d.fixedInUse(), "registered buffers leased after a refused read");
+            assertEquals(7L, d.readAsync(0, 4096, Runnable::run, seg -> 7L).get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, d.fixedInUse(), "registered buffers leased after a read");
+        }
+    }
+
     private static BlockDevice.Write write(Random rnd, long offset, int len) {
         byte[] b = new byte[len];
         rnd.nextBytes(b);
