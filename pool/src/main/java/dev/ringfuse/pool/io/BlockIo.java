@@ -45,8 +45,12 @@ public final class BlockIo {
      * checksum it was read for (the reader then takes the verified path, which counts and repairs).
      */
     private record Checked(byte[] checksum, byte[] bytes) {}
-    /** Checksums and decompression of read-ahead, off the requests' threads (virtual: one per block, cheap). */
-    private static final java.util.concurrent.ExecutorService CHECKERS =
+    /**
+     * Checksums and decompression of read-ahead and of `pool verify`'s reads, off the requests' threads (virtual:
+     * one per block, cheap). Never shut down: a read's buffer goes back to the device in the check that runs
+     * here, so a read that completes late (after its reader gave up) must still find it accepting.
+     */
+    static final java.util.concurrent.ExecutorService CHECKERS =
             java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-check-", 0).factory());
 
     private record Ahead(long place, long birth) {
@@ -252,13 +256,13 @@ public final class BlockIo {
         return new VerifyWindow(this, done);
     }
 
-    /** Starts reading a single-copy pointer; its check (checksum, decompression) runs on {@code checkers}. */
-    CompletableFuture<String> checkAsync(BlockPointer bp, java.util.concurrent.Executor checkers) {
+    /** Starts reading a single-copy pointer; its check (checksum, decompression) runs on {@link #CHECKERS}. */
+    CompletableFuture<String> checkAsync(BlockPointer bp) {
         Dva d = bp.dvas()[0];
         if (d.device() >= devices.length) {
             return CompletableFuture.completedFuture(new FormatException("block pointer names device " + d.device()).getMessage());
         }
-        return devices[d.device()].readAsync(d.offset(), (int) d.asize(), checkers, raw -> validStored(bp, raw))
+        return devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS, raw -> validStored(bp, raw))
                 .handle((ok, err) -> check(bp, ok, err));
     }
 
