@@ -250,7 +250,7 @@ public final class BlockIo {
 
     /**
      * A window that reads and checks single-copy pointers (`pool verify`'s file blocks), many in flight, counting
-     * errors per device as reads do; {@code done} gets each pointer with null or what is wrong, in order.
+     * errors per device as reads do; {@code done} gets each pointer with null or what is wrong.
      */
     public VerifyWindow verifyWindow(java.util.function.BiConsumer<BlockPointer, String> done) {
         return new VerifyWindow(this, done);

@@ -36,7 +36,10 @@ public final class VerifyWindow implements AutoCloseable {
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private final List<BlockPointer> group = new ArrayList<>(GROUP);
 
-    /** {@code done} receives each pointer with null or what is wrong with it, in the order they were added. */
+    /**
+     * {@code done} receives each pointer with null or what is wrong with it, in the order they were submitted
+     * (groups in the order added, sorted by place within a group).
+     */
     VerifyWindow(BlockIo io, BiConsumer<BlockPointer, String> done) {
         this.io = io;
         this.done = done;
