@@ -22,9 +22,10 @@ import java.util.function.BiConsumer;
 public final class VerifyWindow implements AutoCloseable {
     /**
      * Reads in flight: the device's registered buffers (a read beyond them allocates a buffer of its own), and
-     * several times the 8 × 1 MiB at which this machine's disk reaches its sequential bandwidth.
+     * several times the 8 × 1 MiB at which this machine's disk reaches its sequential bandwidth; at least one
+     * (a device may run without registered buffers).
      */
-    static final int DEPTH = Integer.getInteger("pool.verify.depth", UringBlockDevice.FIXED_COUNT);
+    static final int DEPTH = Math.max(1, Integer.getInteger("pool.verify.depth", UringBlockDevice.FIXED_COUNT));
     /** Pointers sorted together before submission (a leaf holds about this many file blocks' pointers). */
     static final int GROUP = 16;
     private static final long DEADLINE_SECONDS = 60;

@@ -155,4 +155,49 @@ class VerifyStreamTest {
             }
         }
     }
+
+    /**
+     * A device without registered buffers ({@code -Dpool.uring.buffers=0}, which the device supports: plain buffers
+     * per request) is verified too: the window's depth follows the buffer count and must stay at least 1 (at 0 the
+     * window waited for a read in flight before the first one and failed with a NullPointerException).
+     */
+    @Test
+    void aDeviceWithoutRegisteredBuffersIsVerified() throws Exception {
+        String javaBin = ProcessHandle.current().info().command().orElse("java");
+        Process child = new ProcessBuilder(javaBin, "--enable-native-access=ALL-UNNAMED", "-Dpool.uring.buffers=0",
+                "-cp", System.getProperty("java.class.path"), NoBuffers.class.getName(), tmp.resolve("n.img").toString())
+                .redirectErrorStream(true).start();
+        String out = new String(child.getInputStream().readAllBytes());
+        assertTrue(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), out);
+        assertEquals(0, child.exitValue(), out);
+        assertTrue(out.contains("verify clean"), out);
+    }
+
+    /** The child of {@link #aDeviceWithoutRegisteredBuffersIsVerified}: a pool of 40 file blocks, verified. */
+    static final class NoBuffers {
+        public static void main(String[] a) throws Exception {
+            Path img = Path.of(a[0]);
+            try (RandomAccessFile f = new RandomAccessFile(img.toFile(), "rw")) {
+                f.setLength(64L << 20);
+            }
+            try (Pool pool = Pool.create("n", List.of(UringBlockDevice.open(img)))) {
+                Dataset ds = pool.createDataset("n/d", Map.of());
+                pool.lock().lock();
+                try {
+                    for (int i = 0; i < 40; i++) {
+                        byte[] data = new byte[131072];
+                        new Random(i).nextBytes(data);
+                        BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, Compression.OFF, Checksum.CRC32C, 0,
+                                pool.txg() + 1, 1, false);
+                        ds.born(bp);
+                        ds.tree().put(new Key(100 + i, KvWorkload.DATA, 0), bp.toBytes());
+                    }
+                } finally {
+                    pool.lock().unlock();
+                }
+                PoolVerifier.Report r = PoolVerifier.verify(pool, null);
+                System.out.println(r.clean() ? "verify clean" : "verify found " + r.errors());
+            }
+        }
+    }
 }
