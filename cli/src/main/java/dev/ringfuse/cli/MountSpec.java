@@ -161,7 +161,10 @@ final class MountSpec {
         return rest;
     }
 
-    /** -o readahead=SIZE in bytes. */
+    /**
+     * -o readahead=SIZE in bytes: 0 (the kernel's 128 KiB stays) or 4K to 64M. The window is set in KiB and the
+     * kernel keeps whole pages of it: 1 to 4095 bytes would turn readahead off, not make it small.
+     */
     private static long readAheadSize(String v) {
         long size;
         try {
@@ -169,7 +172,9 @@ final class MountSpec {
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("readahead=" + v + ": not a size (e.g. 1M, 512K, 0)");
         }
-        if (size < 0 || size > 64L << 20) throw new IllegalArgumentException("readahead must be from 0 to 64M");
+        if (size < 0 || (size > 0 && size < 4096) || size > 64L << 20) {
+            throw new IllegalArgumentException("readahead must be 0 or from 4K to 64M");
+        }
         return size;
     }
 
