@@ -13,4 +13,5 @@ module dev.ringfuse {
     // internal packages, open to the project's own modules only
     exports dev.ringfuse.sys to dev.ringfuse.fs, dev.ringfuse.testkit, dev.ringfuse.cli;
     exports dev.ringfuse.stats to dev.ringfuse.cli;
+    exports dev.ringfuse.mount to dev.ringfuse.cli;
 }

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /** Aggregates rows over rounds (median, min, max) and computes ratios to FileChannel on the same workload. */
@@ -75,19 +76,7 @@ final class ResultTable {
      * I/O; NaN where a figure is missing.
      */
     List<Double> headlineRatios(String op, boolean direct) {
-        List<Double> ratios = new ArrayList<>();
-        int last = rows.stream().mapToInt(Row::round).max().orElse(-1);
-        for (int round = 0; round <= last; round++) {
-            int rd = round;
-            List<Row> inRound = rows.stream().filter(r -> r.round() == rd && r.op().equals(op)
-                    && r.size() == 4096 && r.direct() == direct).toList();
-            Optional<Row> uring = inRound.stream().filter(r -> r.engine().equals("uring")
-                    && r.qd() * r.threads() == HEADLINE_DEPTH).findFirst();
-            Optional<Row> fc = inRound.stream().filter(r -> r.engine().equals("FileChannel"))
-                    .max(Comparator.comparingDouble(Row::opsPerSec));
-            ratios.add(uring.isPresent() && fc.isPresent() ? uring.get().opsPerSec() / fc.get().opsPerSec() : Double.NaN);
-        }
-        return ratios;
+        return headlineRatios(op, direct, Row::opsPerSec);
     }
 
     /**
@@ -96,28 +85,38 @@ final class ResultTable {
      * shared machine this holds where ops/s do not: the scheduler gives 32 blocking threads more CPU than 2.
      */
     List<Double> headlineCpuRatios(String op, boolean direct) {
+        return headlineRatios(op, direct, r -> 1 / r.cpuNsPerOp()); // operations per CPU ns: higher is better
+    }
+
+    /** Per headline round: io_uring's {@code score} over the best FileChannel one (higher is better); NaN if missing. */
+    private List<Double> headlineRatios(String op, boolean direct, ToDoubleFunction<Row> score) {
         List<Double> ratios = new ArrayList<>();
         int last = rows.stream().mapToInt(Row::round).max().orElse(-1);
         for (int round = 0; round <= last; round++) {
             int rd = round;
             List<Row> inRound = rows.stream().filter(r -> r.round() == rd && r.op().equals(op)
-                    && r.size() == 4096 && r.direct() == direct && !Double.isNaN(r.cpuNsPerOp())).toList();
+                    && r.size() == 4096 && r.direct() == direct && !Double.isNaN(score.applyAsDouble(r))).toList();
             Optional<Row> uring = inRound.stream().filter(r -> r.engine().equals("uring")
                     && r.qd() * r.threads() == HEADLINE_DEPTH).findFirst();
             Optional<Row> fc = inRound.stream().filter(r -> r.engine().equals("FileChannel"))
-                    .min(Comparator.comparingDouble(Row::cpuNsPerOp));
-            ratios.add(uring.isPresent() && fc.isPresent() ? fc.get().cpuNsPerOp() / uring.get().cpuNsPerOp() : Double.NaN);
+                    .max(Comparator.comparingDouble(score));
+            ratios.add(uring.isPresent() && fc.isPresent()
+                    ? score.applyAsDouble(uring.get()) / score.applyAsDouble(fc.get()) : Double.NaN);
         }
         return ratios;
     }
 
-    /** {@code ... per CPU: <median>x  rounds: a b c}, the median of {@link #headlineCpuRatios}. */
+    /** {@code <median>x   rounds: a b c}: the median of the per-round ratios that are there, and all of them. */
+    private static String summary(List<Double> ratios) {
+        double[] v = ratios.stream().mapToDouble(Double::doubleValue).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        return (v.length == 0 ? "n/a" : String.format("%.2fx", median(v)))
+                + "   rounds: " + ratios.stream().map(d -> String.format("%.2f", d)).collect(Collectors.joining(" "));
+    }
+
+    /** {@code ... ops per CPU second: <median>x  rounds: a b c}, the median of {@link #headlineCpuRatios}. */
     String cpuHeadline(String op, boolean direct) {
-        List<Double> all = headlineCpuRatios(op, direct);
-        double[] v = all.stream().mapToDouble(Double::doubleValue).filter(d -> !Double.isNaN(d)).sorted().toArray();
         return "uring/FileChannel 4k rand" + op + " qd32 (" + (direct ? "O_DIRECT" : "page cache")
-                + ") ops per CPU second: " + (v.length == 0 ? "n/a" : String.format("%.2fx", median(v)))
-                + "   rounds: " + all.stream().map(d -> String.format("%.2f", d)).collect(Collectors.joining(" "));
+                + ") ops per CPU second: " + summary(headlineCpuRatios(op, direct));
     }
 
     /**
@@ -125,12 +124,7 @@ final class ResultTable {
      * rounds of {@link #headlineRatios}. The O_DIRECT read line keeps its historical form (no cache label).
      */
     String headline(String op, boolean direct) {
-        double[] v = headlineRatios(op, direct).stream().mapToDouble(Double::doubleValue).filter(d -> !Double.isNaN(d))
-                .sorted().toArray();
-        String ratio = v.length == 0 ? "n/a" : String.format("%.2fx", median(v));
-        String rounds = headlineRatios(op, direct).stream().map(d -> String.format("%.2f", d))
-                .collect(Collectors.joining(" "));
         String label = op.equals("read") && direct ? "" : direct ? " (O_DIRECT)" : " (page cache)";
-        return "uring/FileChannel 4k rand" + op + " qd32" + label + ": " + ratio + "   rounds: " + rounds;
+        return "uring/FileChannel 4k rand" + op + " qd32" + label + ": " + summary(headlineRatios(op, direct));
     }
 }

@@ -70,23 +70,7 @@ final class MountSpec {
             }
             case volume -> takeVolume(opts);
             case passthrough -> takePassthrough(opts);
-            case pool -> {
-                poolWriteback = opts.remove("writeback");
-                readAhead = POOL_READAHEAD;
-                for (java.util.Iterator<String> it = opts.iterator(); it.hasNext(); ) {
-                    String opt = it.next();
-                    if (!opt.startsWith("readahead=")) continue;
-                    String v = opt.substring("readahead=".length());
-                    try {
-                        readAhead = dev.ringfuse.pool.txg.Properties.parseSize(v);
-                    } catch (RuntimeException e) {
-                        throw new IllegalArgumentException("readahead=" + v + ": not a size (e.g. 1M, 512K, 0)");
-                    }
-                    if (readAhead < 0 || readAhead > 64L << 20) throw new IllegalArgumentException("readahead must be from 0 to 64M");
-                    it.remove();
-                }
-                yield takePoolTimeouts(opts);
-            }
+            case pool -> takePool(opts);
             case sql -> opts;
         };
         if (Libc.getuid() != 0) {
@@ -161,16 +145,37 @@ final class MountSpec {
         return rest;
     }
 
-    private List<String> takePoolTimeouts(List<String> opts) {
+    /** pool: takes writeback, entry_timeout=, attr_timeout= and readahead=; returns the other options. */
+    private List<String> takePool(List<String> opts) {
+        poolWriteback = opts.remove("writeback");
+        readAhead = POOL_READAHEAD;
         List<String> rest = new ArrayList<>();
         long entry = poolTimeouts.entryNanos(), attr = poolTimeouts.attrNanos();
         for (String opt : opts) {
             if (opt.startsWith("entry_timeout=")) entry = dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("entry_timeout", opt.substring(14));
             else if (opt.startsWith("attr_timeout=")) attr = dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("attr_timeout", opt.substring(13));
+            else if (opt.startsWith("readahead=")) readAhead = readAheadSize(opt.substring(10));
             else rest.add(opt);
         }
         poolTimeouts = new dev.ringfuse.pool.fs.CacheTimeouts(entry, attr);
         return rest;
+    }
+
+    /**
+     * -o readahead=SIZE in bytes: 0 (the kernel's 128 KiB stays) or 4K to 64M. The window is set in KiB and the
+     * kernel keeps whole pages of it: 1 to 4095 bytes would turn readahead off, not make it small.
+     */
+    private static long readAheadSize(String v) {
+        long size;
+        try {
+            size = dev.ringfuse.pool.txg.Properties.parseSize(v);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("readahead=" + v + ": not a size (e.g. 1M, 512K, 0)");
+        }
+        if (size < 0 || (size > 0 && size < 4096) || size > 64L << 20) {
+            throw new IllegalArgumentException("readahead must be 0 or from 4K to 64M");
+        }
+        return size;
     }
 
     private List<String> takePassthrough(List<String> opts) {

@@ -1,5 +1,7 @@
 package dev.ringfuse.cli;
 
+import dev.ringfuse.mount.MountInfo;
+import dev.ringfuse.sys.Libc;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,24 +17,25 @@ import java.nio.file.Path;
 final class ReadAhead {
     private ReadAhead() { }
 
-    /** The bdi file of the mount at {@code mountpoint} (the device number of its root). */
+    /**
+     * The bdi file of the FUSE mount at {@code mountpoint} (the topmost mount there, by /proc/self/mountinfo); an
+     * IOException if that is not a FUSE mount: the window of anything else (the disk under a mount that already
+     * went away, say) is not ours to change.
+     */
     static Path bdiFile(Path mountpoint) throws IOException {
-        long dev = ((Number) Files.getAttribute(mountpoint, "unix:dev")).longValue();
-        // glibc's dev_t encoding (gnu_dev_major/minor)
-        long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
-        long minor = (dev & 0xff) | ((dev >>> 12) & ~0xffL);
-        return Path.of("/sys/class/bdi", major + ":" + minor, "read_ahead_kb");
+        MountInfo m = MountInfo.at(mountpoint).filter(MountInfo::isFuse)
+                .orElseThrow(() -> new IOException("no FUSE mount at " + mountpoint));
+        return Path.of("/sys/class/bdi", m.major() + ":" + m.minor(), "read_ahead_kb");
     }
 
     /** Sets the window to {@code bytes} (rounded down to KiB); returns null, or why it could not (for a note). */
     static String apply(Path mountpoint, long bytes) {
+        if (Libc.geteuid() != 0) return "readahead left at the kernel's default: only root may set a mount's readahead";
         try {
-            Path f = bdiFile(mountpoint);
-            Files.writeString(f, Long.toString(bytes / 1024));
+            Files.writeString(bdiFile(mountpoint), Long.toString(bytes / 1024));
             return null;
         } catch (IOException | RuntimeException e) {
-            return "readahead left at the kernel's default: " + e.getMessage()
-                    + (dev.ringfuse.sys.Libc.getuid() != 0 ? " (only root may set a mount's readahead)" : "");
+            return "readahead left at the kernel's default: " + e.getMessage();
         }
     }
 }

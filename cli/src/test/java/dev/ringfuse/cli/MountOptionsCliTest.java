@@ -86,6 +86,15 @@ class MountOptionsCliTest {
     }
 
     @Test
+    void aPoolReadaheadBelowAPageIsRefused() throws Exception {
+        // read_ahead_kb keeps whole pages: 512 bytes would be 0 KiB, readahead off rather than small
+        Procs.Result r = Cli.run("mount", "pool", "nosuchpool/ds", mnt().toString(), "-o", "readahead=512");
+        assertNotEquals(0, r.exit());
+        assertTrue(r.err().contains("readahead must be 0 or from 4K to 64M"), r.err());
+        assertNull(Cli.mountLine(mnt()));
+    }
+
+    @Test
     void tooManyThreadsAreCappedWithAMessage() throws Exception {
         Path mnt = mnt();
         try (Procs.Child c = Cli.serve(Cli.cmd("mount", "memfs", mnt.toString(), "--transport", "dev", "--threads", "100000"))) {

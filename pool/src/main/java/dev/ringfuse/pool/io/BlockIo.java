@@ -45,8 +45,12 @@ public final class BlockIo {
      * checksum it was read for (the reader then takes the verified path, which counts and repairs).
      */
     private record Checked(byte[] checksum, byte[] bytes) {}
-    /** Checksums and decompression of read-ahead, off the requests' threads (virtual: one per block, cheap). */
-    private static final java.util.concurrent.ExecutorService CHECKERS =
+    /**
+     * Checksums and decompression of read-ahead and of `pool verify`'s reads, off the requests' threads (virtual:
+     * one per block, cheap). Never shut down: a read's buffer goes back to the device in the check that runs
+     * here, so a read that completes late (after its reader gave up) must still find it accepting.
+     */
+    static final java.util.concurrent.ExecutorService CHECKERS =
             java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-check-", 0).factory());
 
     private record Ahead(long place, long birth) {
@@ -246,19 +250,19 @@ public final class BlockIo {
 
     /**
      * A window that reads and checks single-copy pointers (`pool verify`'s file blocks), many in flight, counting
-     * errors per device as reads do; {@code done} gets each pointer with null or what is wrong, in order.
+     * errors per device as reads do; {@code done} gets each pointer with null or what is wrong.
      */
     public VerifyWindow verifyWindow(java.util.function.BiConsumer<BlockPointer, String> done) {
         return new VerifyWindow(this, done);
     }
 
-    /** Starts reading a single-copy pointer; its check (checksum, decompression) runs on {@code checkers}. */
-    CompletableFuture<String> checkAsync(BlockPointer bp, java.util.concurrent.Executor checkers) {
+    /** Starts reading a single-copy pointer; its check (checksum, decompression) runs on {@link #CHECKERS}. */
+    CompletableFuture<String> checkAsync(BlockPointer bp) {
         Dva d = bp.dvas()[0];
         if (d.device() >= devices.length) {
             return CompletableFuture.completedFuture(new FormatException("block pointer names device " + d.device()).getMessage());
         }
-        return devices[d.device()].readAsync(d.offset(), (int) d.asize(), checkers, raw -> validStored(bp, raw))
+        return devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS, raw -> validStored(bp, raw))
                 .handle((ok, err) -> check(bp, ok, err));
     }
 

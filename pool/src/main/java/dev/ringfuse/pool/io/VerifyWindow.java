@@ -7,8 +7,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
@@ -19,14 +17,15 @@ import java.util.function.BiConsumer;
  * walks the trees (its error list and byte count stay single-threaded). Before, the walk read 64 blocks, waited
  * for all of them and checksummed them itself: the device idled while it checked and walked (DESIGN.md,
  * "Verification"). Pointers are submitted in groups sorted by device and offset, so that a fragmented file is
- * read in disk order rather than key order.
+ * read in disk order rather than key order. The checks run on {@link BlockIo#CHECKERS}, as read-ahead's do.
  */
 public final class VerifyWindow implements AutoCloseable {
     /**
      * Reads in flight: the device's registered buffers (a read beyond them allocates a buffer of its own), and
-     * several times the 8 × 1 MiB at which this machine's disk reaches its sequential bandwidth.
+     * several times the 8 × 1 MiB at which this machine's disk reaches its sequential bandwidth; at least one
+     * (a device may run without registered buffers).
      */
-    static final int DEPTH = Integer.getInteger("pool.verify.depth", UringBlockDevice.FIXED_COUNT);
+    static final int DEPTH = Math.max(1, Integer.getInteger("pool.verify.depth", UringBlockDevice.FIXED_COUNT));
     /** Pointers sorted together before submission (a leaf holds about this many file blocks' pointers). */
     static final int GROUP = 16;
     private static final long DEADLINE_SECONDS = 60;
@@ -35,11 +34,13 @@ public final class VerifyWindow implements AutoCloseable {
 
     private final BlockIo io;
     private final BiConsumer<BlockPointer, String> done;
-    private final ExecutorService checkers = Executors.newVirtualThreadPerTaskExecutor();
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private final List<BlockPointer> group = new ArrayList<>(GROUP);
 
-    /** {@code done} receives each pointer with null or what is wrong with it, in the order they were added. */
+    /**
+     * {@code done} receives each pointer with null or what is wrong with it, in the order they were submitted
+     * (groups in the order added, sorted by place within a group).
+     */
     VerifyWindow(BlockIo io, BiConsumer<BlockPointer, String> done) {
         this.io = io;
         this.done = done;
@@ -55,7 +56,7 @@ public final class VerifyWindow implements AutoCloseable {
         group.sort(Comparator.comparingInt((BlockPointer bp) -> bp.dvas()[0].device()).thenComparingLong(bp -> bp.dvas()[0].offset()));
         for (BlockPointer bp : group) {
             while (inFlight.size() >= DEPTH) finishOldest();
-            inFlight.add(new InFlight(bp, io.checkAsync(bp, checkers)));
+            inFlight.add(new InFlight(bp, io.checkAsync(bp)));
         }
         group.clear();
     }
@@ -83,13 +84,9 @@ public final class VerifyWindow implements AutoCloseable {
         while (!inFlight.isEmpty()) finishOldest();
     }
 
-    /** Drains, then stops the checker threads. */
+    /** Drains. */
     @Override
     public void close() {
-        try {
-            drain();
-        } finally {
-            checkers.shutdown();
-        }
+        drain();
     }
 }

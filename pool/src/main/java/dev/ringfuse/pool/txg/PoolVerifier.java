@@ -6,6 +6,7 @@ import dev.ringfuse.pool.format.Dva;
 import dev.ringfuse.pool.format.FormatException;
 import dev.ringfuse.pool.format.MosBlock;
 import dev.ringfuse.pool.io.BlockIo;
+import dev.ringfuse.pool.io.VerifyWindow;
 import dev.ringfuse.pool.tree.BTree;
 import dev.ringfuse.pool.tree.Key;
 import java.io.IOException;
@@ -37,10 +38,16 @@ public final class PoolVerifier {
     /** Blocks seen so far by their first copy: snapshots and clones share blocks, each is counted once. */
     private final java.util.Map<Key, BlockPointer> seen = new java.util.HashMap<>();
     private long blocks, bytes;
+    /** Receives the bytes read so far. */
+    private final LongConsumer progress;
+    /** File blocks' copies in flight: read and checked many at a time while the walk goes on. */
+    private final VerifyWindow window;
 
-    private PoolVerifier(Pool pool) {
+    private PoolVerifier(Pool pool, LongConsumer progress) {
         this.pool = pool;
         this.io = pool.io();
+        this.progress = progress;
+        this.window = io.verifyWindow(this::checked);
     }
 
     /** Commits pending changes, then verifies; {@code progress} receives bytes read so far. */
@@ -49,29 +56,26 @@ public final class PoolVerifier {
         pool.commitLock().lock(); // no commit's I/O in flight while the walk compares trees and space
         try {
             pool.commit();
-            PoolVerifier v = new PoolVerifier(pool);
-            return v.run(progress == null ? x -> { } : progress);
+            return new PoolVerifier(pool, progress == null ? x -> { } : progress).run();
         } finally {
             pool.commitLock().unlock();
             pool.lock().unlock();
         }
     }
 
-    private Report run(LongConsumer progress) throws IOException {
-        this.progress = progress;
-        try (var w = io.verifyWindow(this::checked)) {
-            window = w;
-            return walk(progress);
+    private Report run() throws IOException {
+        try (window) {
+            return walk();
         }
     }
 
-    private Report walk(LongConsumer progress) throws IOException {
+    private Report walk() throws IOException {
         BlockPointer mos = pool.mosPointer();
-        byte[] mosBytes = block(mos, progress);
+        byte[] mosBytes = block(mos);
         if (mosBytes == null) return new Report(blocks, bytes, 0, List.copyOf(errors));
         List<Long> ids = new ArrayList<>();
         List<BlockPointer> dead = new ArrayList<>();
-        tree(0, MosBlock.decode(mosBytes).directoryRoot(), progress, (k, v) -> {
+        tree(0, MosBlock.decode(mosBytes).directoryRoot(), (k, v) -> {
             if (k.type() == DatasetDir.HEAD) ids.add(k.obj());
             if (k.type() == DatasetDir.DEADLIST) dead.add(BlockPointer.fromBytes(v));
             return true;
@@ -80,12 +84,12 @@ public final class PoolVerifier {
             var head = pool.directory().head(id);
             BlockPointer root = head.root();
             if (root.isHole()) continue;
-            tree(Snapshots.treeId(pool.directory(), id, head), root, progress, (k, v) -> {
+            tree(Snapshots.treeId(pool.directory(), id, head), root, (k, v) -> {
                 if (k.type() == 80) {
                     try {
                         BlockPointer bp = BlockPointer.fromBytes(v);
                         if (bp.type() != BlockType.FILE_DATA) errors.add("dataset " + id + ": data key points at " + bp.type());
-                        dataBlock(bp, progress);
+                        dataBlock(bp);
                     } catch (FormatException e) {
                         errors.add("dataset " + id + " " + k + ": " + e.getMessage());
                     }
@@ -99,7 +103,7 @@ public final class PoolVerifier {
         }
         BlockPointer log = pool.spaceLogHead();
         while (!log.isHole()) {
-            byte[] b = block(log, progress);
+            byte[] b = block(log);
             if (b == null) break;
             log = BlockPointer.decode(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN), 16);
         }
@@ -117,14 +121,14 @@ public final class PoolVerifier {
      * Walks the tree under {@code root}; a subtree already walked from another tree (a snapshot's or clone's,
      * sharing it) is not read again, only its key range is checked against the new parent's bounds.
      */
-    private void tree(long treeId, BlockPointer root, LongConsumer progress, BTree.Visitor leaves) {
+    private void tree(long treeId, BlockPointer root, BTree.Visitor leaves) {
         try {
             BTree.verifyOnce(treeId, root, new BTree.OnceWalk() {
                 @Override public Key[] walked(BlockPointer bp) {
                     return alreadySeen(bp) ? ranges.getOrDefault(DatasetDir.deadKey(0, bp), NO_RANGE) : null;
                 }
                 @Override public byte[] read(BlockPointer bp) {
-                    byte[] b = copies(bp, progress);
+                    byte[] b = copies(bp);
                     keep(bp, b);
                     return b;
                 }
@@ -167,19 +171,14 @@ public final class PoolVerifier {
         return true;
     }
 
-    /** File blocks' copies in flight: read and checked many at a time while the walk goes on. */
-    private dev.ringfuse.pool.io.VerifyWindow window;
-    private LongConsumer progress = x -> { };
-
     /** Queues every copy of a file block for the window. */
-    private void dataBlock(BlockPointer bp, LongConsumer progress) {
+    private void dataBlock(BlockPointer bp) {
         if (alreadySeen(bp)) return;
         blocks++;
         for (Dva d : bp.dvas()) {
             if (d.isEmpty()) continue;
             live.add(d);
-            window.add(new BlockPointer(new Dva[] {d, Dva.EMPTY, Dva.EMPTY}, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
-                    bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum()));
+            window.add(single(bp, d));
         }
         if (bp.birth() > pool.txg()) errors.add(bp + ": born after the pool's txg " + pool.txg());
     }
@@ -196,25 +195,28 @@ public final class PoolVerifier {
      * Reads every copy of {@code bp} separately and checks it; returns the logical bytes of a good copy, or null
      * (each read once: the walk decodes what this returns).
      */
-    private byte[] block(BlockPointer bp, LongConsumer progress) {
+    private byte[] block(BlockPointer bp) {
         if (alreadySeen(bp)) {
             errors.add(bp + " is reached twice (a loop in the space log?)");
             return null;
         }
-        return copies(bp, progress);
+        return copies(bp);
     }
 
-    private byte[] copies(BlockPointer bp, LongConsumer progress) {
+    /** {@code bp} with {@code d} as its only copy: each copy is read and checked on its own. */
+    private static BlockPointer single(BlockPointer bp, Dva d) {
+        return new BlockPointer(new Dva[] {d, Dva.EMPTY, Dva.EMPTY}, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
+                bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum());
+    }
+
+    private byte[] copies(BlockPointer bp) {
         byte[] ok = null;
         blocks++;
         for (Dva d : bp.dvas()) {
             if (d.isEmpty()) continue;
             live.add(d);
-            Dva[] only = {d, Dva.EMPTY, Dva.EMPTY};
-            BlockPointer single = new BlockPointer(only, bp.lsize(), bp.psize(), bp.type(), bp.compression(),
-                    bp.checksumType(), bp.level(), bp.birth(), bp.fill(), bp.checksum());
             try {
-                byte[] b = io.readUncached(single);
+                byte[] b = io.readUncached(single(bp, d));
                 if (ok == null) ok = b;
             } catch (IOException e) {
                 errors.add("copy " + d.device() + ":" + d.offset() + " of " + bp + ": " + e.getMessage());

@@ -1,6 +1,7 @@
 package dev.ringfuse.pool.txg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ringfuse.pool.format.BlockPointer;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -103,6 +105,99 @@ class VerifyStreamTest {
                         "block " + i + " (" + bps.get(i).compression() + ", " + bps.get(i).checksumType() + "): " + r.errors());
             }
             assertEquals(bad.size(), pool.io().stats(0).checksumErrors.get());
+        }
+    }
+
+    /**
+     * A verify that stops midway (here its progress callback throws, with the window's reads in flight) gives back
+     * every registered buffer of the device: the reads still in flight when it stopped finish and return theirs.
+     * (The window used to shut its own checker threads down on the way out: a read completing after that could
+     * not run its check, and its buffer never came back.)
+     */
+    @Test
+    void aVerifyThatStopsMidwayGivesEveryBufferBack() throws Exception {
+        Path img = tmp.resolve("s.img");
+        try (RandomAccessFile f = new RandomAccessFile(img.toFile(), "rw")) {
+            f.setLength(256L << 20);
+        }
+        try (Pool pool = Pool.create("s", List.of(UringBlockDevice.open(img)))) {
+            Dataset ds = pool.createDataset("s/d", Map.of("compression", "off"));
+            Random rnd = new Random(3);
+            pool.lock().lock();
+            try {
+                for (int i = 0; i < 400; i++) {
+                    byte[] data = new byte[131072];
+                    rnd.nextBytes(data);
+                    BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, Compression.OFF, Checksum.CRC32C, 0,
+                            pool.txg() + 1, 1, false);
+                    ds.born(bp);
+                    ds.tree().put(new Key(100 + i, KvWorkload.DATA, 0), bp.toBytes());
+                }
+            } finally {
+                pool.lock().unlock();
+            }
+            pool.commit();
+            pool.export(false);
+        }
+        for (int round = 0; round < 2; round++) {
+            UringBlockDevice dev = UringBlockDevice.open(img);
+            try (Pool pool = Pool.open(List.of(dev))) {
+                Assumptions.assumeTrue(dev.registered(), "no registered buffers here");
+                int[] calls = {0};
+                int stopAt = 40 + round * 50;
+                RuntimeException e = assertThrows(RuntimeException.class, () -> PoolVerifier.verify(pool, done -> {
+                    if (++calls[0] >= stopAt) throw new IllegalStateException("stop");
+                }));
+                assertEquals("stop", e.getMessage());
+                long until = System.nanoTime() + 10_000_000_000L;
+                while (dev.fixedInUse() > 0 && System.nanoTime() < until) Thread.sleep(10);
+                assertEquals(0, dev.fixedInUse(), "registered buffers still leased after the verify stopped (round " + round + ")");
+            }
+        }
+    }
+
+    /**
+     * A device without registered buffers ({@code -Dpool.uring.buffers=0}, which the device supports: plain buffers
+     * per request) is verified too: the window's depth follows the buffer count and must stay at least 1 (at 0 the
+     * window waited for a read in flight before the first one and failed with a NullPointerException).
+     */
+    @Test
+    void aDeviceWithoutRegisteredBuffersIsVerified() throws Exception {
+        String javaBin = ProcessHandle.current().info().command().orElse("java");
+        Process child = new ProcessBuilder(javaBin, "--enable-native-access=ALL-UNNAMED", "-Dpool.uring.buffers=0",
+                "-cp", System.getProperty("java.class.path"), NoBuffers.class.getName(), tmp.resolve("n.img").toString())
+                .redirectErrorStream(true).start();
+        String out = new String(child.getInputStream().readAllBytes());
+        assertTrue(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), out);
+        assertEquals(0, child.exitValue(), out);
+        assertTrue(out.contains("verify clean"), out);
+    }
+
+    /** The child of {@link #aDeviceWithoutRegisteredBuffersIsVerified}: a pool of 40 file blocks, verified. */
+    static final class NoBuffers {
+        public static void main(String[] a) throws Exception {
+            Path img = Path.of(a[0]);
+            try (RandomAccessFile f = new RandomAccessFile(img.toFile(), "rw")) {
+                f.setLength(64L << 20);
+            }
+            try (Pool pool = Pool.create("n", List.of(UringBlockDevice.open(img)))) {
+                Dataset ds = pool.createDataset("n/d", Map.of());
+                pool.lock().lock();
+                try {
+                    for (int i = 0; i < 40; i++) {
+                        byte[] data = new byte[131072];
+                        new Random(i).nextBytes(data);
+                        BlockPointer bp = pool.io().write(BlockType.FILE_DATA, data, data.length, Compression.OFF, Checksum.CRC32C, 0,
+                                pool.txg() + 1, 1, false);
+                        ds.born(bp);
+                        ds.tree().put(new Key(100 + i, KvWorkload.DATA, 0), bp.toBytes());
+                    }
+                } finally {
+                    pool.lock().unlock();
+                }
+                PoolVerifier.Report r = PoolVerifier.verify(pool, null);
+                System.out.println(r.clean() ? "verify clean" : "verify found " + r.errors());
+            }
         }
     }
 }
