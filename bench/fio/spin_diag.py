@@ -10,7 +10,10 @@ before and after the run.
                  [--busy] [--awake] [--idle S] [--home DIR]
 
 --busy adds j2 (QD32 x 2 jobs), the case polling must not make worse; --awake adds j1 with both CPUs kept
-awake by two nice-19 loops (the figure idle QD1 is compared with); --idle measures each mount's CPU at rest.
+awake by two nice-19 loops (the figure idle QD1 is compared with; `--loops idle:N` runs N SCHED_IDLE loops
+instead, `--loops qos` holds a 0 µs CPU latency request on /dev/cpu_dma_latency instead); --idle measures each
+mount's CPU at rest. Beside each figure, `idle-poll` is the CPU time all CPUs spent polling in the kernel's idle
+loop (cpuidle state 0) per operation: what a CPU latency request costs, charged to no process.
 Counter columns (per thread, then `all`): req requests served; polls (a poll that found a request already
 there is none); catch% polls that brought a request; poll/req polls per request; us/poll mean poll length;
 pollns/req and servns/req nanoseconds polled and served per request (the policy compares these); win windows
@@ -29,7 +32,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jobs  # noqa: E402
 from harness import Commands  # noqa: E402
-from system import Cleanup, Spinners, cpu_seconds, loadavg, start_server  # noqa: E402
+from system import Cleanup, LatencyRequest, Spinners, cpu_seconds, loadavg, start_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VARIANTS = {
@@ -43,9 +46,23 @@ VARIANTS = {
     "p2unb": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.dev.pollers=2 -Dringfuse.spin.share=-1"}),
     # io_uring without the keep-awake threads (KeepAwake), polling as by default
     "nokeep": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake=0"}),
+    # no CPU latency request (LatencyHint) while a stream is hot
+    "nohint": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.latencyHint=off"}),
 }
 COUNTERS = ["polls", "catches", "polled_ns", "served_ns", "requests", "windows", "halvings", "doublings", "pauses",
             "paused_windows", "fresh_starts", "idle_sleeps", "paused_sleeps", "budget_ns"]
+
+
+def idle_polled_us():
+    """Microseconds all CPUs have spent in cpuidle's polling state (state0, POLL) since boot: CPU time a
+    latency hint costs that no process is charged for."""
+    total = 0
+    for cpu in sorted(os.listdir("/sys/devices/system/cpu")):
+        f = f"/sys/devices/system/cpu/{cpu}/cpuidle/state0/time"
+        if cpu.startswith("cpu") and cpu[3:].isdigit() and os.path.exists(f):
+            with open(f) as fh:
+                total += int(fh.read())
+    return total
 
 
 def stats_socket(mnt):
@@ -149,14 +166,17 @@ def main(argv):
             for k in range(a.reps):
                 for v in vs[k % len(vs):] + vs[:k % len(vs)]:
                     before = spin_counters(v["sock"])
+                    polled0 = idle_polled_us()
                     if j.awake:
                         kind, _, n = a.loops.partition(":")
-                        with Spinners(int(n or 2), sched_idle=kind == "idle"):
+                        with (LatencyRequest() if kind == "qos" else Spinners(int(n or 2), sched_idle=kind == "idle")):
                             r = jobs.run_fio(j, v["data"], a.runtime, 1, work, v["proc"].pid, cmds)
                     else:
                         r = jobs.run_fio(j, v["data"], a.runtime, 1, work, v["proc"].pid, cmds)
+                    polled = idle_polled_us() - polled0
                     d = delta(spin_counters(v["sock"]), before)
-                    v["res"].setdefault(j.key, []).append((r["value"], r["cpu_us_per_io"], d))
+                    ops = r["value"] * a.runtime
+                    v["res"].setdefault(j.key, []).append((r["value"], r["cpu_us_per_io"], d, polled / ops if ops else 0))
         print(f"measured by {time.strftime('%H:%M:%S', time.gmtime())} UTC, load {loadavg()}")
         for j in fio_jobs:
             print(f"\n== {j.title}, {a.runtime} s x {a.reps} round(s); IOPS (server CPU µs per op) and the polling counters"
@@ -172,8 +192,9 @@ def main(argv):
                     base[v["transport"]] = med
                 elif v["transport"] in base and base[v["transport"]]:
                     ratio = f"  {med / base[v['transport']]:.2f}x default"
+                idle_poll = statistics.median(x[3] for x in rs)
                 print(f"{v['name']:<18} {med:>10,.0f} IOPS ({min(x[0] for x in rs):,.0f}–{max(x[0] for x in rs):,.0f})"
-                      f"  {cpu:6.2f} µs/op{ratio}")
+                      f"  {cpu:6.2f} µs/op  idle-poll {idle_poll:5.2f} µs/op{ratio}")
                 for line in counter_rows(row[2]):
                     print(line)
         if a.idle:

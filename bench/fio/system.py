@@ -107,6 +107,19 @@ class Spinners:
         self.procs = []
 
 
+class LatencyRequest:
+    """Holds a PM QoS request of 0 µs on /dev/cpu_dma_latency (root): idle CPUs poll instead of halting
+    while it is open, the kernel's own way of keeping CPUs awake (for comparing with in-process keepers)."""
+
+    def __enter__(self):
+        self.fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+        os.write(self.fd, (0).to_bytes(4, "little"))
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)
+
+
 def stop_process(proc, grace=10):
     """SIGTERM to the process group, then SIGKILL after `grace` seconds."""
     if proc.poll() is not None:

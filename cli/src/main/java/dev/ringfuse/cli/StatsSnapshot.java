@@ -72,6 +72,9 @@ record StatsSnapshot(Map<String, String> info, List<Op> ops) {
         // the process's keep-awake threads (transport.KeepAwake), io_uring mounts that poll
         String keep = info.get("keepawake");
         if (keep != null) b.append(String.format(Locale.ROOT, "keep-awake %s%n", keep));
+        // the process's CPU latency request (transport.LatencyHint)
+        String hint = info.get("latencyhint");
+        if (hint != null) b.append(String.format(Locale.ROOT, "latency-request %s%n", hint));
         return b.toString();
     }
 

@@ -86,6 +86,9 @@ class StatsCommandTest {
             boolean uring = transport == TransportKind.URING;
             assertEquals(uring, Pattern.compile("(?m)^keep-awake threads [0-9]+ kept_ns [0-9]+ starts [0-9]+$").matcher(table).find(), table);
             assertEquals(uring, json.contains("\"keepawake\":\"threads "), json);
+            // the CPU latency request (transport.LatencyHint), by default on machines of 2 to 4 CPUs
+            int cpus = Runtime.getRuntime().availableProcessors();
+            assertEquals(cpus >= 2 && cpus <= 4, Pattern.compile("(?m)^latency-request held [01] holds [0-9]+( refused)?$").matcher(table).find(), table);
 
             Path socket = StatsSocket.locate(mnt);
             try (MetricsServer metrics = MetricsServer.start("0", socket)) {

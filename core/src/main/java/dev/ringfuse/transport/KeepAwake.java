@@ -84,6 +84,11 @@ public final class KeepAwake {
         return INSTANCE;
     }
 
+    /** True if keepers may spin (not off, not refused); where they may not, the transports use {@link LatencyHint}. */
+    public boolean spinning() {
+        return count > 0 && !refused;
+    }
+
     /** A serving thread that feeds {@link #arrived} starts; pair with {@link #leave} when it ends. */
     public synchronized void join() {
         users++;

@@ -4,6 +4,7 @@ import dev.ringfuse.Errno;
 import dev.ringfuse.kernel.Fuse;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.transport.AdaptiveSpin;
+import dev.ringfuse.transport.LatencyHint;
 import dev.ringfuse.transport.RequestHandler;
 import dev.ringfuse.transport.Transport;
 import dev.ringfuse.sys.ErrnoException;
@@ -36,7 +37,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * awake instead of paying a wake-up. At most {@code maxSpinners} readers poll at a time, and a poller yields
  * its CPU between reads. This transport does not use {@link dev.ringfuse.transport.KeepAwake}: /dev/fuse wakes
  * its readers in turn, wherever they last ran, so a request and its application rarely share a CPU, and
- * keeping the CPUs awake measured slower here (docs/bench/transports.md, "Keeping the CPUs awake").
+ * keeping the CPUs awake measured slower here (docs/bench/transports.md, "Keeping the CPUs awake"). It asks for
+ * a CPU wake-up latency of 0 µs instead ({@link LatencyHint}) while requests come one at a time and close
+ * together: idle CPUs then poll instead of halting, and both wake-ups of a request (the reader's, then the
+ * application's) land on a polling CPU.
  *
  * <p>Lock order: none is held across a native call. The pool is a lock-free queue plus a counter.
  */
@@ -71,6 +75,9 @@ public final class DevFuseTransport implements Transport {
     private final AtomicInteger running = new AtomicInteger();
     private final Runnable onEnd;
     private volatile boolean closing;
+    private final LatencyHint hint = LatencyHint.get();
+    /** Request readers with polling on feed the CPU latency request (not an io_uring mount's FORGET reader). */
+    private volatile boolean hinting;
 
     /**
      * @param maxReaders the most reader threads
@@ -90,6 +97,7 @@ public final class DevFuseTransport implements Transport {
         this.bufferSize = Math.max(bufferSize, Fuse.MIN_READ_BUFFER);
         this.maxBuffers = maxReaders * 4 + 16;
         this.onEnd = onEnd;
+        this.hinting = spinMicros > 0;
     }
 
     /** Starts the first reader on the session descriptor (it will read INIT). */
@@ -102,6 +110,7 @@ public final class DevFuseTransport implements Transport {
     /** The io_uring transport carries the requests: this reader gets only FORGETs and notifications. */
     public void noPolling() {
         spinAllowed = false;
+        hinting = false;
     }
 
     /** INIT was answered and the mount exists: a second reader, and growth from there. */
@@ -123,6 +132,7 @@ public final class DevFuseTransport implements Transport {
     @Override
     public void describePolling(StringBuilder b) {
         if (!spinAllowed || spinNanos == 0) return; // an io_uring mount's reader of FORGETs, or polling off
+        hint.describe(b);
         List<AdaptiveSpin> s = List.copyOf(spins);
         List<String> names = new ArrayList<>();
         for (int r = 0; r < s.size(); r++) names.add("r" + r);
@@ -229,6 +239,9 @@ public final class DevFuseTransport implements Transport {
                 b.fd = fd;
                 long t0 = b.received;
                 spin.arrived(t0);
+                // the latency request is for streams whose requests come one at a time (another reader is
+                // waiting): where every reader is busy, no request waits for a wake-up of a reader
+                if (hinting && !alone) hint.arrived(t0);
                 // no other reader waits: start one before serving, since this request may block its reader
                 // (once per reader ever started, so the cost of a thread start is not paid per request)
                 if (alone && growing) grow();

@@ -9,6 +9,7 @@ import dev.ringfuse.protocol.Header;
 import dev.ringfuse.protocol.Request;
 import dev.ringfuse.transport.AdaptiveSpin;
 import dev.ringfuse.transport.KeepAwake;
+import dev.ringfuse.transport.LatencyHint;
 import dev.ringfuse.transport.RequestHandler;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.IoFlusher;
@@ -197,7 +198,10 @@ final class UringQueue implements Runnable {
             }
             batchStart = caught;
             ring.reap(onCompletion);
-            if (keepAwake != null && batchServed > 0) keepAwake.arrived(batchStart);
+            if (keepAwake != null && batchServed > 0) {
+                // where no keeper can spin (one CPU, a CPU quota, SCHED_IDLE refused), the latency request
+                if (keepAwake.spinning()) keepAwake.arrived(batchStart); else LatencyHint.get().arrived(batchStart);
+            }
             if (pollNanos > 0) {
                 // a catch is a poll that brought a request, not a wake-up or a re-registration
                 spin.polled(pollNanos, batchServed > 0);

@@ -123,7 +123,10 @@ public final class UringTransport implements Transport {
         java.util.List<String> names = new ArrayList<>();
         for (int q = 0; q < queues.size(); q++) names.add("q" + q);
         dev.ringfuse.transport.AdaptiveSpin.describe(b, names, queues.stream().map(UringQueue::spin).toList());
-        if (polling) dev.ringfuse.transport.KeepAwake.get().describe(b);
+        if (polling) {
+            dev.ringfuse.transport.KeepAwake.get().describe(b);
+            dev.ringfuse.transport.LatencyHint.get().describe(b);
+        }
     }
 
     /** Stops every queue (closing a ring cancels its registered commands). */
