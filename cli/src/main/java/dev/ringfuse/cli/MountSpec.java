@@ -66,7 +66,7 @@ final class MountSpec {
         opts = switch (fs) {
             case memfs -> {
                 if (volume.size != null) opts.addFirst("size=" + volume.size);
-                yield TmpfsOptions.apply(memfs, opts);
+                yield takeMemfsTimeouts(TmpfsOptions.apply(memfs, opts));
             }
             case volume -> takeVolume(opts);
             case passthrough -> takePassthrough(opts);
@@ -141,6 +141,19 @@ final class MountSpec {
                 case "rings" -> volume.rings = Integer.parseInt(need(key, val));
                 default -> throw new IllegalStateException(key);
             }
+        }
+        return rest;
+    }
+
+    /** memfs: takes entry_timeout= and attr_timeout= (seconds, as for a pool); returns the other options. */
+    private List<String> takeMemfsTimeouts(List<String> opts) {
+        List<String> rest = new ArrayList<>();
+        for (String opt : opts) {
+            if (opt.startsWith("entry_timeout=")) memfs.entryTimeout(java.time.Duration.ofNanos(
+                    dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("entry_timeout", opt.substring(14))));
+            else if (opt.startsWith("attr_timeout=")) memfs.attrTimeout(java.time.Duration.ofNanos(
+                    dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("attr_timeout", opt.substring(13))));
+            else rest.add(opt);
         }
         return rest;
     }

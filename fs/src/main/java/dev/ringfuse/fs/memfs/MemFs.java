@@ -70,11 +70,19 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
 
         /**
          * Capacity half of physical memory (tmpfs's default; file data lives off the Java heap, so -Xmx does not
-         * bound it), one inode per 4 KiB of capacity, 1 s caches, no writeback cache, 64 KiB chunks, root 1777.
+         * bound it), one inode per 4 KiB of capacity, names and attributes cached for {@link #DEFAULT_CACHE}, no
+         * writeback cache, 64 KiB chunks, root 1777.
          */
         public static Options defaults() {
             return builder().build();
         }
+
+        /**
+         * An hour: every change to memfs goes through this mount's kernel, which updates or drops what it
+         * caches for it, and memfs drops the attributes it changes on its own (set-ID bits cleared by
+         * fallocate or copy_file_range); fs/DESIGN.md, "Caching".
+         */
+        public static final Duration DEFAULT_CACHE = Duration.ofHours(1);
 
         /** @return a builder starting from {@link #defaults()} */
         public static Builder builder() { return new Builder(); }
@@ -83,8 +91,8 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         public static final class Builder {
             private long capacityBytes = physicalMemory() / 2;
             private long maxInodes = -1;
-            private Duration entryTimeout = Duration.ofSeconds(1);
-            private Duration attrTimeout = Duration.ofSeconds(1);
+            private Duration entryTimeout = DEFAULT_CACHE;
+            private Duration attrTimeout = DEFAULT_CACHE;
             private boolean writeback;
             private int chunkSize = 64 * 1024;
             private int rootMode = 01777;
@@ -97,9 +105,9 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
             public Builder capacityBytes(long v) { capacityBytes = v; return this; }
             /** Inodes before ENOSPC; 0 or less (the default): one per 4 KiB of capacity, at least 1024. */
             public Builder maxInodes(long v) { maxInodes = v; return this; }
-            /** How long the kernel may cache names (default 1 s). */
+            /** How long the kernel may cache names (default an hour). */
             public Builder entryTimeout(Duration v) { entryTimeout = v; return this; }
-            /** How long the kernel may cache attributes (default 1 s). */
+            /** How long the kernel may cache attributes (default an hour). */
             public Builder attrTimeout(Duration v) { attrTimeout = v; return this; }
             /** Whether to ask for the kernel's writeback cache (default no). */
             public Builder writeback(boolean v) { writeback = v; return this; }

@@ -7,10 +7,20 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A bounded cache of verified, decompressed file blocks (the pool's "ARC", simplified to one LRU list:
- * metadata needs none, the B-trees keep their decoded nodes). Keyed by what identifies a block's contents —
- * first copy's place, birth txg and checksum — so a place freed and written again is a different key.
- * Cached arrays are shared: callers must not modify them. Thread-safe.
+ * A bounded cache of verified, decompressed file blocks (the pool's "ARC", simplified to 2Q: metadata needs none,
+ * the B-trees keep their decoded nodes). Keyed by what identifies a block's contents — first copy's place, birth
+ * txg and checksum — so a place freed and written again is a different key. Cached arrays are shared: callers
+ * must not modify them. Thread-safe.
+ *
+ * <p>Why 2Q and not one LRU list: a block read once (a sequential read, a rewrite's read before its write) went
+ * to the LRU list and stayed there while 1 GiB of later blocks went by, so every such block outlived several
+ * young collections and was copied by the collector on its way to the old generation; a 2 GiB sequential read
+ * spent a quarter of the server's CPU in the collector and in the page faults of the regions it copied into
+ * (pool/DESIGN.md, "Block cache"). A new block now enters a small FIFO ({@code fresh}); accesses while it is
+ * there change nothing (a 4 KiB sequential reader touches a 128 KiB block 32 times in a row: that is one use);
+ * when it leaves, its key is remembered for a while ({@code ghosts}), and a block asked for again after that
+ * goes to the LRU list ({@code reused}), which holds the rest of the capacity. So a scan passes through 64 MiB
+ * and dies young, and what is really used again is kept, as before, at the cost of one more miss.
  */
 public final class BlockCache {
     /** Identity of a block's contents. */
@@ -25,13 +35,21 @@ public final class BlockCache {
                 java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     }
 
+    /** The FIFO of new blocks: at most a quarter of the capacity, and at most this (64 MiB unless set). */
+    static final long FRESH_BYTES = Long.getLong("pool.cache.fresh.bytes", 64L << 20);
+
     private final long capacity;
-    private long bytes;
+    private final long freshCapacity;
+    private long freshBytes, reusedBytes, ghostBytes;
     private long hits, misses;
-    private final LinkedHashMap<Id, byte[]> map = new LinkedHashMap<>(1024, 0.75f, true);
+    private final LinkedHashMap<Id, byte[]> fresh = new LinkedHashMap<>(1024, 0.75f, false);
+    private final LinkedHashMap<Id, byte[]> reused = new LinkedHashMap<>(1024, 0.75f, true);
+    /** Keys of blocks that left {@code fresh}, with their sizes: as many bytes' worth as half the capacity. */
+    private final LinkedHashMap<Id, Integer> ghosts = new LinkedHashMap<>(1024, 0.75f, false);
 
     public BlockCache(long capacity) {
         this.capacity = capacity;
+        this.freshCapacity = Math.min(capacity / 4, FRESH_BYTES);
     }
 
     /** Default size: a quarter of the heap, at most 1 GiB (the rest holds dirty data and tree nodes). */
@@ -42,7 +60,9 @@ public final class BlockCache {
     }
 
     synchronized byte[] get(BlockPointer bp) {
-        byte[] b = map.get(Id.of(bp));
+        Id id = Id.of(bp);
+        byte[] b = fresh.get(id);
+        if (b == null) b = reused.get(id); // access order: this moves it to the young end
         if (b == null) misses++;
         else hits++;
         return b;
@@ -50,27 +70,62 @@ public final class BlockCache {
 
     synchronized void put(BlockPointer bp, byte[] data) {
         if (data.length > capacity / 8) return;
-        byte[] old = map.put(Id.of(bp), data);
-        if (old != null) bytes -= old.length;
-        bytes += data.length;
-        Iterator<Map.Entry<Id, byte[]>> it = map.entrySet().iterator();
-        while (bytes > capacity && it.hasNext()) {
-            bytes -= it.next().getValue().length;
+        Id id = Id.of(bp);
+        byte[] old = fresh.remove(id);
+        if (old != null) freshBytes -= old.length;
+        old = reused.remove(id);
+        if (old != null) reusedBytes -= old.length;
+        Integer ghost = ghosts.remove(id);
+        if (ghost != null) ghostBytes -= ghost;
+        if (ghost != null || old != null) {
+            reused.put(id, data);
+            reusedBytes += data.length;
+        } else {
+            fresh.put(id, data);
+            freshBytes += data.length;
+        }
+        trim();
+    }
+
+    private void trim() {
+        Iterator<Map.Entry<Id, byte[]>> it = fresh.entrySet().iterator();
+        while (freshBytes > freshCapacity && it.hasNext()) {
+            Map.Entry<Id, byte[]> e = it.next();
+            int len = e.getValue().length;
+            freshBytes -= len;
             it.remove();
+            ghosts.put(e.getKey(), len);
+            ghostBytes += len;
+        }
+        it = reused.entrySet().iterator();
+        while (freshBytes + reusedBytes > capacity && it.hasNext()) {
+            reusedBytes -= it.next().getValue().length;
+            it.remove();
+        }
+        Iterator<Map.Entry<Id, Integer>> g = ghosts.entrySet().iterator();
+        while ((ghostBytes > capacity / 2 || ghosts.size() > MAX_GHOSTS) && g.hasNext()) {
+            ghostBytes -= g.next().getValue();
+            g.remove();
         }
     }
 
+    /** Bounds the ghosts' own memory (a key is about 80 bytes) when blocks are small. */
+    private static final int MAX_GHOSTS = 1 << 18;
+
     synchronized boolean contains(BlockPointer bp) {
-        return map.containsKey(Id.of(bp));
+        Id id = Id.of(bp);
+        return fresh.containsKey(id) || reused.containsKey(id);
     }
 
     /** Drops every cached block (tests that must read from the devices, e.g. after damaging a mirror side). */
     public synchronized void clear() {
-        map.clear();
-        bytes = 0;
+        fresh.clear();
+        reused.clear();
+        ghosts.clear();
+        freshBytes = reusedBytes = ghostBytes = 0;
     }
 
     public synchronized long hits() { return hits; }
     public synchronized long misses() { return misses; }
-    public synchronized long bytes() { return bytes; }
+    public synchronized long bytes() { return freshBytes + reusedBytes; }
 }
