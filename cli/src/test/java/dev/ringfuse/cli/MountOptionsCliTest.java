@@ -80,9 +80,39 @@ class MountOptionsCliTest {
         assertTrue(r.err().contains("entry_timeout takes seconds"), r.err());
         r = Cli.run("mount", "pool", "nosuchpool/ds", mnt().toString(), "-o", "attr_timeout=-1");
         assertTrue(r.err().contains("attr_timeout takes 0 to 1e9 seconds"), r.err());
-        r = Cli.run("mount", "memfs", mnt().toString(), "-o", "entry_timeout=5"); // the pool's option only
-        assertTrue(r.err().contains("unknown mount option \"entry_timeout"), r.err());
+        r = Cli.run("mount", "memfs", mnt().toString(), "-o", "entry_timeout=soon"); // memfs takes them too
+        assertTrue(r.err().contains("entry_timeout takes seconds"), r.err());
+        r = Cli.run("mount", "memfs", mnt().toString(), "-o", "attr_timeout=1e10");
+        assertTrue(r.err().contains("attr_timeout takes 0 to 1e9 seconds"), r.err());
         assertNull(Cli.mountLine(mnt()));
+    }
+
+    @Test
+    void memfsCacheTimeoutsDecideWhatAStatCosts() throws Exception {
+        // an hour by default: a known file's stat is answered by the kernel; attr_timeout=0 asks memfs each time
+        for (String timeout : new String[] {"3600", "0"}) {
+            Path mnt = mnt();
+            try (Procs.Child c = Cli.serve(Cli.cmd("mount", "memfs", mnt.toString(), "--transport", "dev",
+                    "-o", "entry_timeout=" + timeout + ",attr_timeout=" + timeout))) {
+                Path f = mnt.resolve("f");
+                Files.writeString(f, "x");
+                Files.readAttributes(f, "unix:mode"); // settles the entry and the attributes
+                long before = getattrs(mnt);
+                for (int i = 0; i < 20; i++) Files.readAttributes(f, "unix:mode");
+                long asked = getattrs(mnt) - before;
+                if (timeout.equals("0")) assertTrue(asked >= 20, "attr_timeout=0: " + asked + " GETATTRs for 20 stats");
+                else assertEquals(0, asked, "attr_timeout=3600: the kernel answered");
+                Cli.unmount(mnt, c);
+            }
+        }
+    }
+
+    /** GETATTR requests the mount has served so far, from `ringfuse stats --json`. */
+    private static long getattrs(Path mnt) throws Exception {
+        Procs.Result r = Cli.run("stats", "--json", mnt.toString());
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("\\{\"op\":\\s*\"GETATTR\",\\s*\"count\":\\s*(\\d+)").matcher(r.out());
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
     @Test
