@@ -126,7 +126,17 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
     }
 
     private int read(long fh, MemorySegment dst, long offset) {
-        return rings != null ? uring(() -> rings.read((int) fh, dst, offset)) : (int) check(PosixCalls.pread((int) fh, dst, offset));
+        return ring(fh) ? uring(() -> rings.read((int) fh, dst, offset)) : (int) check(PosixCalls.pread((int) fh, dst, offset));
+    }
+
+    /**
+     * Whether {@code fh}'s I/O goes through the thread's ring. Not for O_DIRECT descriptors: on tmpfs their
+     * reads cannot be tried without blocking, so io_uring handed each to an io-wq worker and its completion
+     * back, two wake-ups per request; on a disk the thread waits for the device either way. pread costs neither
+     * (docs/bench/transports.md, "passthrough-off on /dev/fuse").
+     */
+    private boolean ring(long fh) {
+        return rings != null && !direct.contains(fh);
     }
 
     @Override
@@ -137,7 +147,7 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
             src.copyFrom(data);
         }
         MemorySegment s = src;
-        reply.count(rings != null ? uring(() -> rings.write((int) fh, s, offset)) : check(PosixCalls.pwrite((int) fh, s, offset)));
+        reply.count(ring(fh) ? uring(() -> rings.write((int) fh, s, offset)) : check(PosixCalls.pwrite((int) fh, s, offset)));
     }
 
     private interface RingCall {
