@@ -37,8 +37,8 @@ import java.lang.invoke.VarHandle;
  * <p>What a caller reports decides everything, so: a poll is only the waiting (a transport that submits its
  * replies before polling charges that submit to serving, with {@code served(nanos, 0)}), and a catch is a poll
  * that ended with a <em>request</em> (not a wake-up or a re-registration). Its decisions are counted
- * ({@link #counters}: polls, catches, halvings, pauses ...) and published once per window, so a mount's
- * statistics show what the policy does without a cost per request.
+ * ({@link #counters}: polls, catches, halvings, pauses ...) and published once per window (and when a rest
+ * cuts a window short), so a mount's statistics show what the policy does without a cost per request.
  */
 public final class AdaptiveSpin {
     /** Requests per adjustment. */
@@ -135,6 +135,9 @@ public final class AdaptiveSpin {
             budget = max;
             totals[FRESH]++;
             total();
+            // published too: a window cut short here would otherwise stay unpublished until 32 more requests,
+            // and a jittery stream with many rests would hold back far more than one window's worth
+            publish();
             paused = 0;
             nextPause = 1;
             fruitless = false;
