@@ -6,6 +6,7 @@ import dev.ringfuse.fs.io.ExclusiveUse;
 import dev.ringfuse.fs.memfs.MemFs;
 import dev.ringfuse.fs.memfs.TmpfsOptions;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.pool.fs.CacheTimeouts;
 import dev.ringfuse.sys.Libc;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -35,7 +36,7 @@ final class MountSpec {
     /** pool: -o writeback, the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"). */
     private boolean poolWriteback;
     /** pool: -o entry_timeout=,attr_timeout= in seconds (pool/DESIGN.md, "The kernel's name and attribute cache"). */
-    private dev.ringfuse.pool.fs.CacheTimeouts poolTimeouts = dev.ringfuse.pool.fs.CacheTimeouts.DEFAULT;
+    private CacheTimeouts poolTimeouts = CacheTimeouts.DEFAULT;
     /**
      * pool: -o readahead=SIZE, the kernel's readahead window for this mount (1 MiB unless given; 0 keeps the
      * kernel's 128 KiB). See {@link ReadAhead}.
@@ -147,30 +148,38 @@ final class MountSpec {
 
     /** memfs: takes entry_timeout= and attr_timeout= (seconds, as for a pool); returns the other options. */
     private List<String> takeMemfsTimeouts(List<String> opts) {
-        List<String> rest = new ArrayList<>();
-        for (String opt : opts) {
-            if (opt.startsWith("entry_timeout=")) memfs.entryTimeout(java.time.Duration.ofNanos(
-                    dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("entry_timeout", opt.substring(14))));
-            else if (opt.startsWith("attr_timeout=")) memfs.attrTimeout(java.time.Duration.ofNanos(
-                    dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("attr_timeout", opt.substring(13))));
-            else rest.add(opt);
+        long hour = MemFs.Options.DEFAULT_CACHE.toNanos();
+        CacheTimeouts t = takeTimeouts(opts, new CacheTimeouts(hour, hour));
+        memfs.entryTimeout(java.time.Duration.ofNanos(t.entryNanos())).attrTimeout(java.time.Duration.ofNanos(t.attrNanos()));
+        return opts;
+    }
+
+    /**
+     * Removes entry_timeout= and attr_timeout= (decimal seconds) from {@code opts} and returns them, each
+     * {@code start}'s where not given.
+     */
+    private static CacheTimeouts takeTimeouts(List<String> opts, CacheTimeouts start) {
+        long entry = start.entryNanos(), attr = start.attrNanos();
+        for (java.util.Iterator<String> it = opts.iterator(); it.hasNext(); ) {
+            String opt = it.next();
+            if (opt.startsWith("entry_timeout=")) entry = CacheTimeouts.parseSeconds("entry_timeout", opt.substring(14));
+            else if (opt.startsWith("attr_timeout=")) attr = CacheTimeouts.parseSeconds("attr_timeout", opt.substring(13));
+            else continue;
+            it.remove();
         }
-        return rest;
+        return new CacheTimeouts(entry, attr);
     }
 
     /** pool: takes writeback, entry_timeout=, attr_timeout= and readahead=; returns the other options. */
     private List<String> takePool(List<String> opts) {
         poolWriteback = opts.remove("writeback");
         readAhead = POOL_READAHEAD;
+        poolTimeouts = takeTimeouts(opts, poolTimeouts);
         List<String> rest = new ArrayList<>();
-        long entry = poolTimeouts.entryNanos(), attr = poolTimeouts.attrNanos();
         for (String opt : opts) {
-            if (opt.startsWith("entry_timeout=")) entry = dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("entry_timeout", opt.substring(14));
-            else if (opt.startsWith("attr_timeout=")) attr = dev.ringfuse.pool.fs.CacheTimeouts.parseSeconds("attr_timeout", opt.substring(13));
-            else if (opt.startsWith("readahead=")) readAhead = readAheadSize(opt.substring(10));
+            if (opt.startsWith("readahead=")) readAhead = readAheadSize(opt.substring(10));
             else rest.add(opt);
         }
-        poolTimeouts = new dev.ringfuse.pool.fs.CacheTimeouts(entry, attr);
         return rest;
     }
 

@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
  * its own is busy at the wake-up, so a closed-loop stream crosses CPUs twice per request and no server thread
  * can keep that from happening (KeepAwake's SCHED_IDLE threads made it worse there: a CPU running only
  * them counts as idle when a woken thread is placed). A CPU polling in its idle loop needs no IPI to be
- * woken: memfs QD1 4 KiB O_DIRECT reads over /dev/fuse went from 53k/s to 125–130k/s (docs/bench/transports.md,
+ * woken: memfs QD1 4 KiB O_DIRECT reads over /dev/fuse went from 51k/s to 94–115k/s (docs/bench/transports.md,
  * "A latency request while a stream is hot"). The io_uring transport keeps using the keepers, which did better
  * there (its queues are per CPU), and uses this only where the keepers do not run (one CPU, a cgroup CPU
  * quota, SCHED_IDLE refused).
@@ -84,11 +84,6 @@ public final class LatencyHint {
         return INSTANCE;
     }
 
-    /** True while the request is held (a hot stream); the /dev/fuse readers decide on their polls by it. */
-    public boolean held() {
-        return held;
-    }
-
     /** A request (or a batch) arrived at {@code now} (System.nanoTime): holds the request if the stream is hot. */
     public void arrived(long now) {
         if (!enabled || refused) return;
@@ -103,17 +98,13 @@ public final class LatencyHint {
         if (held || refused) return;
         try {
             if (channel == null) channel = FileChannel.open(DEVICE, StandardOpenOption.WRITE);
-            if (watcher == null) {
-                // before the request: a request without a watcher to drop it would stay until the process ends
-                watcher = Thread.ofPlatform().daemon().name("ringfuse-latency-hint").unstarted(this::watch);
-                set(0);
-                held = true;
-                watcher.start();
-            } else {
-                set(0);
-                held = true;
-                LockSupport.unpark(watcher);
-            }
+            boolean start = watcher == null;
+            // made before the request: a request without a watcher to drop it would stay until the process ends
+            if (start) watcher = Thread.ofPlatform().daemon().name("ringfuse-latency-hint").unstarted(this::watch);
+            set(0);
+            held = true;
+            if (start) watcher.start();
+            else LockSupport.unpark(watcher);
             holds.incrementAndGet();
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             // not root, no such device (a container), no thread to be had: the stream goes on without, and
@@ -121,12 +112,7 @@ public final class LatencyHint {
             refused = true;
             held = false;
             watcher = null;
-            try {
-                if (channel != null) channel.close();
-            } catch (IOException ignored) {
-                // closing ends the request either way
-            }
-            channel = null;
+            closeChannel();
             LOG.log(System.Logger.Level.DEBUG, "no CPU latency request: " + e);
         }
     }
@@ -153,12 +139,7 @@ public final class LatencyHint {
             synchronized (this) {
                 if (!held && System.nanoTime() - last >= IDLE_END) {
                     watcher = null;
-                    try {
-                        if (channel != null) channel.close();
-                    } catch (IOException ignored) {
-                        // closing ends the request either way
-                    }
-                    channel = null;
+                    closeChannel();
                     return;
                 }
             }
@@ -172,14 +153,20 @@ public final class LatencyHint {
         } catch (IOException e) {
             // the request cannot be changed: close the descriptor, which ends it, and use it no more
             refused = true;
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // closing ends the request either way
-            }
+            closeChannel();
             LOG.log(System.Logger.Level.DEBUG, "CPU latency request dropped: " + e);
         }
         held = false;
+    }
+
+    /** Closes the descriptor, which ends whatever request it made. Called holding this. */
+    private void closeChannel() {
+        try {
+            if (channel != null) channel.close();
+        } catch (IOException ignored) {
+            // closing ends the request either way
+        }
+        channel = null;
     }
 
     /** A statistics line {@code latencyhint held H holds N} (held 0 or 1; times a hot stream took it). */

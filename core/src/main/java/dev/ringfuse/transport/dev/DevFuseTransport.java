@@ -76,8 +76,6 @@ public final class DevFuseTransport implements Transport {
     private final Runnable onEnd;
     private volatile boolean closing;
     private final LatencyHint hint = LatencyHint.get();
-    /** Request readers with polling on feed the CPU latency request (not an io_uring mount's FORGET reader). */
-    private volatile boolean hinting;
 
     /**
      * @param maxReaders the most reader threads
@@ -97,7 +95,6 @@ public final class DevFuseTransport implements Transport {
         this.bufferSize = Math.max(bufferSize, Fuse.MIN_READ_BUFFER);
         this.maxBuffers = maxReaders * 4 + 16;
         this.onEnd = onEnd;
-        this.hinting = spinMicros > 0;
     }
 
     /** Starts the first reader on the session descriptor (it will read INIT). */
@@ -110,7 +107,6 @@ public final class DevFuseTransport implements Transport {
     /** The io_uring transport carries the requests: this reader gets only FORGETs and notifications. */
     public void noPolling() {
         spinAllowed = false;
-        hinting = false;
     }
 
     /** INIT was answered and the mount exists: a second reader, and growth from there. */
@@ -240,8 +236,9 @@ public final class DevFuseTransport implements Transport {
                 long t0 = b.received;
                 spin.arrived(t0);
                 // the latency request is for streams whose requests come one at a time (another reader is
-                // waiting): where every reader is busy, no request waits for a wake-up of a reader
-                if (hinting && !alone) hint.arrived(t0);
+                // waiting): where every reader is busy, no request waits for a wake-up of a reader. Not with
+                // polling off, nor on an io_uring mount's reader of FORGETs (spinAllowed false)
+                if (!alone && spinNanos > 0 && spinAllowed) hint.arrived(t0);
                 // no other reader waits: start one before serving, since this request may block its reader
                 // (once per reader ever started, so the cost of a thread start is not paid per request)
                 if (alone && growing) grow();

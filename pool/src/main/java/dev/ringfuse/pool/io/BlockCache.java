@@ -71,13 +71,14 @@ public final class BlockCache {
     synchronized void put(BlockPointer bp, byte[] data) {
         if (data.length > capacity / 8) return;
         Id id = Id.of(bp);
-        byte[] old = fresh.remove(id);
-        if (old != null) freshBytes -= old.length;
-        old = reused.remove(id);
-        if (old != null) reusedBytes -= old.length;
+        byte[] wasFresh = fresh.remove(id);
+        if (wasFresh != null) freshBytes -= wasFresh.length;
+        byte[] wasReused = reused.remove(id);
+        if (wasReused != null) reusedBytes -= wasReused.length;
         Integer ghost = ghosts.remove(id);
         if (ghost != null) ghostBytes -= ghost;
-        if (ghost != null || old != null) {
+        // used again after it left the FIFO (its ghost), or already on the LRU list: the LRU list
+        if (ghost != null || wasReused != null) {
             reused.put(id, data);
             reusedBytes += data.length;
         } else {
