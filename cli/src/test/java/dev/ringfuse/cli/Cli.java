@@ -66,6 +66,14 @@ final class Cli {
         return c;
     }
 
+    /** Requests of opcode {@code op} (e.g. "GETATTR") the mount at {@code mnt} has served so far, from `ringfuse stats --json`. */
+    static long requests(Path mnt, String op) throws IOException, InterruptedException {
+        Procs.Result r = run("stats", "--json", mnt.toString());
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("\\{\"op\":\\s*\"" + op + "\",\\s*\"count\":\\s*(\\d+)").matcher(r.out());
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
     /** The /proc/self/mounts line of {@code mnt}, or null. */
     static String mountLine(Path mnt) throws IOException {
         String want = " " + mnt.toAbsolutePath() + " ";

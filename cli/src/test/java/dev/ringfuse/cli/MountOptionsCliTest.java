@@ -97,22 +97,14 @@ class MountOptionsCliTest {
                 Path f = mnt.resolve("f");
                 Files.writeString(f, "x");
                 Files.readAttributes(f, "unix:mode"); // settles the entry and the attributes
-                long before = getattrs(mnt);
+                long before = Cli.requests(mnt, "GETATTR");
                 for (int i = 0; i < 20; i++) Files.readAttributes(f, "unix:mode");
-                long asked = getattrs(mnt) - before;
+                long asked = Cli.requests(mnt, "GETATTR") - before;
                 if (timeout.equals("0")) assertTrue(asked >= 20, "attr_timeout=0: " + asked + " GETATTRs for 20 stats");
                 else assertEquals(0, asked, "attr_timeout=3600: the kernel answered");
                 Cli.unmount(mnt, c);
             }
         }
-    }
-
-    /** GETATTR requests the mount has served so far, from `ringfuse stats --json`. */
-    private static long getattrs(Path mnt) throws Exception {
-        Procs.Result r = Cli.run("stats", "--json", mnt.toString());
-        java.util.regex.Matcher m = java.util.regex.Pattern
-                .compile("\\{\"op\":\\s*\"GETATTR\",\\s*\"count\":\\s*(\\d+)").matcher(r.out());
-        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
     @Test

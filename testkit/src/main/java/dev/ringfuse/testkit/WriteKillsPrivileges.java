@@ -87,6 +87,28 @@ public final class WriteKillsPrivileges {
         assertEquals(expected, actual);
     }
 
+    /**
+     * An unprivileged write to a file that carries a file capability ({@code security.capability}, set by root
+     * on a new 0666 file in {@code dir}): what the writer's exit status, the capability and the content are
+     * afterwards. tmpfs: "exit 0, capability dropped, hi+more". The kernel drops the capability itself before
+     * the write (cap_inode_killpriv: a REMOVEXATTR the filesystem gets with the writer's credentials, which
+     * an explicit removal without CAP_SETFCAP never produces).
+     */
+    public static String capabilityAfterWrite(Path dir) throws IOException, InterruptedException {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path f = dir.resolve("cap-" + System.nanoTime());
+        Files.writeString(f, "hi");
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-rw-"));
+        // VFS_CAP_REVISION_2 with the effective flag, permitted CAP_NET_RAW (bit 13)
+        check(Procs.run(Procs.python(), "-c", "import os, struct; os.setxattr('" + f + "', 'security.capability', "
+                + "struct.pack('<IIIII', 0x02000001, 1 << 13, 0, 0, 0))"));
+        Procs.Result w = Procs.run(Duration.ofSeconds(60), Procs.asUser(NOBODY, NOBODY,
+                List.of("sh", "-c", "printf +more >> '" + f + "'")));
+        Procs.Result cap = Procs.run(Procs.python(), "-c", "import os\ntry:\n  os.getxattr('" + f
+                + "', 'security.capability'); print('kept')\nexcept OSError as e:\n  print('dropped' if e.errno == 61 else e)");
+        return "exit " + w.exit() + ", capability " + cap.out().trim() + ", " + Files.readString(f);
+    }
+
     /** Writes 4 KiB at offset 0 of {@code f} as {@link #NOBODY} by {@code way} after setting it up for {@code c}. */
     static String writeAs(Path f, String way, String c) throws IOException, InterruptedException {
         String mode = c.substring(0, 4);

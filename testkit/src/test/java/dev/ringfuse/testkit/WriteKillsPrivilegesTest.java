@@ -7,6 +7,7 @@ import dev.ringfuse.fs.passthrough.PassthroughFs;
 import dev.ringfuse.fs.passthrough.PassthroughFs.KernelMode;
 import dev.ringfuse.fs.volume.VolumeFs;
 import dev.ringfuse.fs.volume.VolumeOptions;
+import dev.ringfuse.testkit.internal.Procs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 /**
  * Issue 16 point 2 on memfs, passthrough and volume's exported file ({@link WriteKillsPrivileges}: an
  * unprivileged writer's buffered, O_DIRECT, mmap, libaio and io_uring writes leave of setuid/setgid what
@@ -26,10 +29,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>The kernel marks direct and io_uring writes of a caller without CAP_FSETID with WRITE_KILL_SUIDGID as it
  * does buffered ones (fuse_direct_io, fuse_send_write_pages), so memfs (HANDLE_KILLPRIV_V2) clears the bits
  * on every path, and invalidates the kernel's cached attributes after a kill so that stat sees it at once.
- * Passthrough leaves the decision to the kernel (no HANDLE_KILLPRIV: with kernel passthrough the server never
- * sees a write), whose FUSE fallback clears setgid only from group-executable files and, with nothing to clear,
- * sends an empty SETATTR: the server completes tmpfs's rule there (a writer outside the file's group loses
- * setgid; before, 6767 kept it and a write to 2767 failed with EPERM). It is the kernel's VFS rule, applied
+ * Passthrough with kernel passthrough on leaves the decision to the kernel (no HANDLE_KILLPRIV: the server
+ * never sees a write), whose FUSE fallback clears setgid only from group-executable files and, with nothing to
+ * clear, sends an empty SETATTR: the server completes tmpfs's rule there (a writer outside the file's group
+ * loses setgid; before, 6767 kept it and a write to 2767 failed with EPERM). With kernel passthrough off it
+ * takes HANDLE_KILLPRIV_V2 and clears the bits itself on WRITE_KILL_SUIDGID, as memfs does. It is the kernel's VFS rule, applied
  * by the server, not the source filesystem's: the server changes the source's mode as root. Volume's one
  * file can be chmod'ed and written by anyone, so the check applies to it unchanged ({@link
  * WriteKillsPrivileges#onFile}); its O_DIRECT writes carry WRITE_KILL_SUIDGID and nothing else kills there.
@@ -91,6 +95,25 @@ class WriteKillsPrivilegesTest {
     @Test void passthroughKernelOffUring() throws Exception { check(PT_OFF_URING, Map.of()); }
     @Test void passthroughKernelOnDev() throws Exception { check(PT_ON_DEV, Map.of()); }
     @Test void volumeServed() throws Exception { checkVolume(VOLUME_SERVED, Map.of()); }
+
+    /**
+     * A file capability goes with an unprivileged write, as on tmpfs. Passthrough refused the kernel's removal
+     * (a security.* change by a non-root caller) and the write failed with EIO, kernel passthrough on or off.
+     */
+    @Test void aWriteDropsAFileCapability() throws Exception {
+        WriteKillsPrivileges.assumeTools();
+        Path shm = Files.createTempDirectory(Path.of("/dev/shm"), "ringfuse-cap-ref");
+        String tmpfs;
+        try {
+            tmpfs = WriteKillsPrivileges.capabilityAfterWrite(shm);
+        } finally {
+            Procs.run("rm", "-rf", shm.toString());
+        }
+        assertEquals("exit 0, capability dropped, hi+more", tmpfs);
+        for (FuseMount m : new FuseMount[] {MEMFS_DEV, PT_OFF_DEV, PT_OFF_URING, PT_ON_DEV}) {
+            assertEquals(tmpfs, WriteKillsPrivileges.capabilityAfterWrite(m.testDir()), m.mount().mountpoint().toString());
+        }
+    }
     /**
      * With kernel passthrough the volume's writes never reach the server, and without HANDLE_KILLPRIV_V2 the
      * kernel's fallback keeps setgid on a file that is not group-executable, so the server takes it away when

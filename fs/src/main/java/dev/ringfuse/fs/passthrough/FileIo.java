@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import static dev.ringfuse.fs.passthrough.PosixCalls.AT_FDCWD;
 import static dev.ringfuse.fs.passthrough.PosixCalls.O_CLOEXEC;
+import static dev.ringfuse.lowlevel.LowLevelFileSystem.WRITE_KILL_SUIDGID;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -139,8 +140,18 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
         return rings != null && !direct.contains(fh);
     }
 
+    /**
+     * HANDLE_KILLPRIV_V2 was granted (only with kernel passthrough off): the kernel no longer asks for
+     * security.capability before every write nor sends a SETATTR to clear set-ID bits; it marks a write by a
+     * caller without CAP_FSETID with WRITE_KILL_SUIDGID and the server clears them ({@link #killPrivileges}).
+     * A root server's own pwrite keeps them (it holds CAP_FSETID), while the source removes a file
+     * capability on any write. Truncation, chown and fallocate run as the caller, so the source kills there.
+     */
+    volatile boolean killsPrivileges;
+
     @Override
     public void write(RequestContext ctx, long nodeid, long fh, long offset, MemorySegment data, int writeFlags, CountReply reply) {
+        if (killsPrivileges && (writeFlags & WRITE_KILL_SUIDGID) != 0) killPrivileges(ctx, inodes.get(nodeid));
         MemorySegment src = data;
         if (Bounce.needed(data) && direct.contains(fh)) {
             src = Bounce.get(data.byteSize()).asSlice(0, data.byteSize());
@@ -197,6 +208,31 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
         }
         dropCachedModeIfKilled(n, setId);
         reply.ok();
+    }
+
+    /**
+     * A writer without CAP_FSETID changes {@code n}: set-user-ID goes, set-group-ID goes when group-executable
+     * or when the writer is outside the file's group, as tmpfs decides (the rule of
+     * {@link dev.ringfuse.access.Permissions#killedMode}). Done as the server (the writer need not own the
+     * file), before the write as the kernel's file_remove_privs does, and the kernel's cached mode dropped.
+     * One statx per such write; nothing more unless a set-ID bit is there.
+     */
+    final void killPrivileges(RequestContext ctx, Inode n) {
+        Attr now = attr(n);
+        int mode = now.mode() & 07777;
+        if ((mode & 06000) == 0) return;
+        int killed = dev.ringfuse.access.Permissions.killedMode(mode,
+                () -> ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid()));
+        if (killed == mode) return;
+        chmod(n, killed);
+        dropCachedModeIfKilled(n, mode & 06000);
+    }
+
+    /** chmod of {@code n} as the server, through its O_PATH descriptor. */
+    static void chmod(Inode n, int mode) {
+        try (Arena a = Arena.ofConfined()) {
+            check(PosixCalls.fchmodat(AT_FDCWD, a.allocateFrom(n.procPath()), mode & 07777, 0));
+        }
     }
 
     /** The set-user-ID and set-group-ID bits of {@code n} now. */

@@ -145,6 +145,9 @@ public final class PassthroughFs extends FileIo {
         // ACL on the parent, not the umask, decides a new inode's mode
         acl = init.want(Capability.POSIX_ACL) && init.want(Capability.DONT_MASK);
         kernel.init(init, dev.ringfuse.sys.Libc.geteuid() == 0);
+        // not with kernel passthrough: the server never sees those writes, and the kernel would then leave the
+        // set-ID bits of a file an unprivileged caller wrote to the server
+        killsPrivileges = !kernel.on() && init.want(Capability.HANDLE_KILLPRIV_V2);
     }
 
     @Override
@@ -217,12 +220,6 @@ public final class PassthroughFs extends FileIo {
         Inode n = inodes.get(e.nodeid());
         chmod(n, (e.attr().mode() & 07000) | (mode & 0777));
         return new Entry(e.nodeid(), e.generation(), attr(n), e.entryTimeoutNanos(), e.attrTimeoutNanos());
-    }
-
-    private static void chmod(Inode n, int mode) {
-        try (Arena a = Arena.ofConfined()) {
-            check(PosixCalls.fchmodat(AT_FDCWD, a.allocateFrom(n.procPath()), mode & 07777, 0));
-        }
     }
 
     @Override
@@ -332,8 +329,9 @@ public final class PassthroughFs extends FileIo {
     /**
      * As the caller, so that the source applies the kernel's rules (owner-only chmod and utimens, chown,
      * S_ISGID dropped for outsiders, set-user-ID cleared by a non-owner's truncate, ...). A mode change
-     * that only clears set-user-ID/set-group-ID is the kernel's privilege kill for a writer (no
-     * HANDLE_KILLPRIV here): it runs as the server, for a caller that may write the file.
+     * that only clears set-user-ID/set-group-ID is the kernel's privilege kill for a writer (without
+     * HANDLE_KILLPRIV_V2, i.e. with kernel passthrough on): it runs as the server, for a caller that may write
+     * the file; so does the empty SETATTR of {@link #isEmptyKill}.
      */
     @Override
     public void setattr(RequestContext ctx, long nodeid, SetAttr c, AttrReply reply) {
@@ -341,7 +339,8 @@ public final class PassthroughFs extends FileIo {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment proc = a.allocateFrom(n.procPath()), empty = a.allocateFrom("");
             if (isEmptyKill(ctx, n, c, proc)) {
-                chmod(n, attr(n).mode() & 05777);
+                if (killsPrivileges) killPrivileges(ctx, n);
+                else chmod(n, attr(n).mode() & 05777);
                 reply.attr(attr(n), attrNanos);
                 return;
             }
@@ -387,8 +386,16 @@ public final class PassthroughFs extends FileIo {
         // only for a file: a writer's kill never comes for a directory, and chown(dir, -1, -1) clears nothing
         if (!isEmptyChange(c) || ctx.uid() == 0 || n.type != S_IFREG) return false;
         Attr now = attr(n);
-        if ((now.mode() & 02010) != 02000 || now.uid() == ctx.uid()) return false;
-        if (dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid())) return false;
+        if (now.uid() == ctx.uid()) return false;
+        if (killsPrivileges) {
+            // HANDLE_KILLPRIV_V2: the kernel's file_remove_privs before a write reaches here with its kill
+            // flags stripped, for any set-ID file (and so does chown(-1, -1)): the write's own flag would
+            // kill, but the empty change must not fail first
+            if ((now.mode() & 06000) == 0) return false;
+        } else {
+            if ((now.mode() & 02010) != 02000) return false;
+            if (dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid())) return false;
+        }
         try (Credentials as = Credentials.of(ctx)) {
             return PosixCalls.faccessat(AT_FDCWD, proc, PosixCalls.W_OK, PosixCalls.AT_EACCESS) == 0;
         }
@@ -485,12 +492,22 @@ public final class PassthroughFs extends FileIo {
     @Override
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
         Inode n = inodes.get(nodeid);
+        if (ctx.uid() != 0 && name.equals(SECURITY_CAPABILITY)) {
+            // the kernel's privilege kill before a write, truncate or chown by this caller (cap_inode_killpriv
+            // removes it unchecked); an explicit removal without CAP_SETFCAP never gets here (cap_inode_removexattr
+            // refuses it, default_permissions or not). Refused as the caller, it failed the write with EIO
+            Xattrs.remove(n, name);
+            reply.ok();
+            return;
+        }
         xattrNamespace(ctx, name, true);
         try (Credentials as = Credentials.of(ctx, enforce)) {
             Xattrs.remove(n, name);
         }
         reply.ok();
     }
+
+    private static final String SECURITY_CAPABILITY = "security.capability";
 
     /**
      * trusted.* and security.* need CAP_SYS_ADMIN (security.capability CAP_SETFCAP), which a thread running
