@@ -139,9 +139,23 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
         // only appends need remembering; under the writeback cache the kernel places appends itself, and
         // writes back pages of any descriptor through whichever handle it picks
         if ((flags & O_APPEND) != 0 && !writeback) appendHandles.put(fh, true);
-        if (writeback) openCounts.merge(ino, 1, Integer::sum);
+        if (writeback) {
+            openCounts.merge(ino, 1, Integer::sum);
+            if ((flags & 3) != 0) {
+                writableHandles.put(fh, ino);
+                writerCounts.merge(ino, 1, Integer::sum);
+            }
+        }
         return fh;
     }
+
+    /**
+     * Writable handles under the writeback cache (handle → inode) and their count per inode: only a file with
+     * one can have pages the kernel has not written back (close writes them back before RELEASE, and a shared
+     * mapping keeps its handle), so only then does SEEK_DATA/SEEK_HOLE need them first ({@link #lseek}).
+     */
+    private final ConcurrentHashMap<Long, Long> writableHandles = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Integer> writerCounts = new ConcurrentHashMap<>();
 
     /**
      * Regular files the kernel holds open (a shared mapping keeps its file open), under the writeback cache;
@@ -238,7 +252,11 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     public void release(RequestContext ctx, long nodeid, long fh, int flags, long lockOwner, boolean flockUnlock,
                         StatusReply reply) {
         appendHandles.remove(fh);
-        if (writeback) openCounts.computeIfPresent(nodeid, (k, v) -> v > 1 ? v - 1 : null);
+        if (writeback) {
+            openCounts.computeIfPresent(nodeid, (k, v) -> v > 1 ? v - 1 : null);
+            Long ino = writableHandles.remove(fh);
+            if (ino != null) writerCounts.computeIfPresent(ino, (k, v) -> v > 1 ? v - 1 : null);
+        }
         reply.ok();
     }
 
@@ -324,9 +342,30 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
      */
     @Override
     public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
-        if (writeback) throw new FuseException(Errno.ENOSYS);
+        if (whence != 3 && whence != 4) throw new FuseException(Errno.EINVAL);
+        Notifier nt = notifier;
+        if (writeback && writerCounts.containsKey(nodeid) && nt != null) {
+            // the kernel asks without writing its dirty pages back (fuse_lseek), so holes here may hold data
+            // it has; invalidating the file's pages launders dirty ones as WRITEs and waits for them. Sent
+            // from another thread after this handler returns: the WRITEs need a free serving thread
+            Thread.ofVirtual().name("pool-lseek-" + nodeid).start(() -> {
+                try {
+                    nt.invalInode(nodeid, 0, 0);
+                    seek(nodeid, offset, whence, reply);
+                } catch (FuseException e) {
+                    reply.error(e.errno());
+                } catch (IOException | RuntimeException e) {
+                    System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "lseek " + nodeid + ": " + e);
+                    reply.error(Errno.EIO);
+                }
+            });
+            return;
+        }
+        seek(nodeid, offset, whence, reply);
+    }
+
+    private void seek(long nodeid, long offset, int whence, LseekReply reply) {
         locked(() -> {
-            if (whence != 3 && whence != 4) throw new FuseException(Errno.EINVAL);
             Inode n = file(nodeid);
             long r = data.seek(n, offset, whence == 3);
             if (r < 0) throw new FuseException(Errno.ENXIO);
