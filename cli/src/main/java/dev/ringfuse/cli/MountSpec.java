@@ -33,8 +33,11 @@ final class MountSpec {
     final MountOptions options;
     private final MemFs.Options.Builder memfs = MemFs.Options.builder();
     private final VolumeCliOptions volume;
-    /** pool: -o writeback, the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"). */
-    private boolean poolWriteback;
+    /**
+     * pool: the kernel's writeback cache, on unless -o nowriteback (pool/DESIGN.md, "Writeback cache"): one
+     * FUSE WRITE per page run instead of one per write(2), and since SEEK_HOLE works under it, nothing lost.
+     */
+    private boolean poolWriteback = true;
     /** pool: -o entry_timeout=,attr_timeout= in seconds (pool/DESIGN.md, "The kernel's name and attribute cache"). */
     private CacheTimeouts poolTimeouts = CacheTimeouts.DEFAULT;
     /**
@@ -170,9 +173,11 @@ final class MountSpec {
         return new CacheTimeouts(entry, attr);
     }
 
-    /** pool: takes writeback, entry_timeout=, attr_timeout= and readahead=; returns the other options. */
+    /** pool: takes [no]writeback, entry_timeout=, attr_timeout= and readahead=; returns the other options. */
     private List<String> takePool(List<String> opts) {
-        poolWriteback = opts.remove("writeback");
+        boolean on = opts.remove("writeback"), off = opts.remove("nowriteback");
+        if (on && off) throw new IllegalArgumentException("writeback and nowriteback contradict each other: give one");
+        poolWriteback = !off;
         readAhead = POOL_READAHEAD;
         poolTimeouts = takeTimeouts(opts, poolTimeouts);
         List<String> rest = new ArrayList<>();
