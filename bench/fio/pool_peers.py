@@ -38,9 +38,8 @@ PEERS = [
          "noatime,compress=lzo"),
     Peer("pool-off", "ringfuse pool, compression=off", "pool", compression="off", compare="btrfs"),
     Peer("pool-lz4", "ringfuse pool, compression=lz4", "pool", compression="lz4", compare="btrfs-lzo"),
-    # without the kernel's writeback cache (on by default since session 10; pool/DESIGN.md, "Writeback cache"):
-    # every write(2) a FUSE WRITE, as before; only when named in --only
-    Peer("pool-off-wt", "ringfuse pool, compression=off, -o nowriteback", "pool", mount_opts="nowriteback",
+    # the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"): only when named in --only
+    Peer("pool-off-wb", "ringfuse pool, compression=off, -o writeback", "pool", mount_opts="writeback",
          compression="off", compare="btrfs", default=False),
 ]
 

@@ -34,10 +34,11 @@ final class MountSpec {
     private final MemFs.Options.Builder memfs = MemFs.Options.builder();
     private final VolumeCliOptions volume;
     /**
-     * pool: the kernel's writeback cache, on unless -o nowriteback (pool/DESIGN.md, "Writeback cache"): one
-     * FUSE WRITE per page run instead of one per write(2), and since SEEK_HOLE works under it, nothing lost.
+     * pool: -o writeback, the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"): faster small writes,
+     * slower creates, unlinks and large writes (measured in session 10), so not the default; -o nowriteback
+     * names the default.
      */
-    private boolean poolWriteback = true;
+    private boolean poolWriteback;
     /** pool: -o entry_timeout=,attr_timeout= in seconds (pool/DESIGN.md, "The kernel's name and attribute cache"). */
     private CacheTimeouts poolTimeouts = CacheTimeouts.DEFAULT;
     /**
@@ -177,7 +178,7 @@ final class MountSpec {
     private List<String> takePool(List<String> opts) {
         boolean on = opts.remove("writeback"), off = opts.remove("nowriteback");
         if (on && off) throw new IllegalArgumentException("writeback and nowriteback contradict each other: give one");
-        poolWriteback = !off;
+        poolWriteback = on;
         readAhead = POOL_READAHEAD;
         poolTimeouts = takeTimeouts(opts, poolTimeouts);
         List<String> rest = new ArrayList<>();
