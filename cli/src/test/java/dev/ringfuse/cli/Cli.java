@@ -66,6 +66,13 @@ final class Cli {
         return c;
     }
 
+    /** {@code ringfuse args...} with a pool list of the caller's own ({@code RINGFUSE_POOLS=pools}). */
+    static List<String> cmdWithPools(Path pools, String... args) {
+        List<String> l = new java.util.ArrayList<>(List.of("env", "RINGFUSE_POOLS=" + pools));
+        l.addAll(cmd(args));
+        return l;
+    }
+
     /** Requests of opcode {@code op} (e.g. "GETATTR") the mount at {@code mnt} has served so far, from `ringfuse stats --json`. */
     static long requests(Path mnt, String op) throws IOException, InterruptedException {
         Procs.Result r = run("stats", "--json", mnt.toString());

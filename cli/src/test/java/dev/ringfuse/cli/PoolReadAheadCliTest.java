@@ -28,11 +28,8 @@ class PoolReadAheadCliTest {
         Cli.unmountAllUnder(dir);
     }
 
-    /** {@code ringfuse args...} with a pool list of this test's own. */
     private List<String> cmd(String... args) {
-        List<String> l = new ArrayList<>(List.of("env", "RINGFUSE_POOLS=" + dir.resolve("pools")));
-        l.addAll(Cli.cmd(args));
-        return l;
+        return Cli.cmdWithPools(dir.resolve("pools"), args);
     }
 
     private void ok(String... args) throws Exception {

@@ -37,9 +37,7 @@ class PoolWritebackCliTest {
     }
 
     private List<String> cmd(String... args) {
-        List<String> l = new ArrayList<>(List.of("env", "RINGFUSE_POOLS=" + dir.resolve("pools")));
-        l.addAll(Cli.cmd(args));
-        return l;
+        return Cli.cmdWithPools(dir.resolve("pools"), args);
     }
 
     @Test
