@@ -51,6 +51,21 @@ public final class Permissions {
         return c.uid() == s.uid() || c.isRoot();
     }
 
+    /**
+     * Whether a REMOVEXATTR of {@code security.capability} from {@code c} may be carried out. With
+     * HANDLE_KILLPRIV_V2 the kernel's own capability kill (cap_inode_killpriv, unchecked) reaches the server for
+     * a write, truncate or chown by a caller without CAP_FSETID, and fuse_setattr strips ATTR_MODE before the
+     * owner check, so a stranger's chown(f, -1, -1) of a set-ID file reaches it too (natively refused): the
+     * owner, a writer or root may; anyone else gets EPERM and the file keeps its capability. (A caller holding
+     * CAP_SETFCAP over a file it neither owns nor may write is refused here too: fails closed.)
+     */
+    public static boolean mayDropCapability(Caller c, Subject s) {
+        return owns(c, s) || may(c, s, W);
+    }
+
+    /** The extended attribute {@link #mayDropCapability} is about. */
+    public static final String SECURITY_CAPABILITY = "security.capability";
+
     /** {@link #owns}, or EPERM. */
     public static void checkOwner(Caller c, Subject s) {
         if (!owns(c, s)) throw new FuseException(Errno.EPERM);

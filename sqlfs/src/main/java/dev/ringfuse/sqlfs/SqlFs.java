@@ -442,6 +442,15 @@ public final class SqlFs extends SqlFileOps {
 
     @Override
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
+        if (name.equals(dev.ringfuse.access.Permissions.SECURITY_CAPABILITY)) {
+            // the kernel's capability kill reaches here for a stranger's chown(-1, -1) too (Permissions)
+            Node n = db.query(c -> Store.node(c, nodeid));
+            if (n == null) throw new FuseException(Errno.ENOENT);
+            if (!dev.ringfuse.access.Permissions.mayDropCapability(dev.ringfuse.access.Caller.of(ctx),
+                    new dev.ringfuse.access.Subject(n.mode(), n.uid(), n.gid()))) {
+                throw new FuseException(Errno.EPERM);
+            }
+        }
         xattrs.remove(nodeid, name, now());
         reply.ok();
     }

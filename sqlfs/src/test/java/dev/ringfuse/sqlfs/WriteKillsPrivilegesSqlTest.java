@@ -33,6 +33,7 @@ class WriteKillsPrivilegesSqlTest {
     private static void check(FuseMount m) throws Exception {
         WriteKillsPrivileges.assumeTools();
         WriteKillsPrivileges.assertLikeTmpfs(WriteKillsPrivileges.inDirectory(m.testDir()), Map.of());
+        WriteKillsPrivileges.assertCapabilitiesLikeTmpfs(m.testDir()); // file capabilities: writers drop them, strangers do not
     }
 
     @Test void sqliteDev() throws Exception { check(SQLITE_DEV); }

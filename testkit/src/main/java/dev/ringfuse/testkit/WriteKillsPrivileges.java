@@ -109,6 +109,47 @@ public final class WriteKillsPrivileges {
         return "exit " + w.exit() + ", capability " + cap.out().trim() + ", " + Files.readString(f);
     }
 
+    /**
+     * chown(-1, -1) by {@link #NOBODY}, who may not write it, of root's 4755 file carrying a file capability in
+     * {@code dir}: the exit status, whether the capability is still there, and the mode. tmpfs: refused, kept,
+     * 4755. (Under HANDLE_KILLPRIV_V2 the kernel sends its capability kill before any owner check.)
+     */
+    public static String capabilityAfterForeignChown(Path dir) throws IOException, InterruptedException {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path f = dir.resolve("cap-chown-" + System.nanoTime());
+        Files.writeString(f, "hi");
+        check(Procs.run("chmod", "4755", f.toString()));
+        check(Procs.run(Procs.python(), "-c", "import os, struct; os.setxattr('" + f + "', 'security.capability', "
+                + "struct.pack('<IIIII', 0x02000001, 1 << 13, 0, 0, 0))"));
+        Procs.Result c = Procs.run(Duration.ofSeconds(60), Procs.asUser(NOBODY, NOBODY,
+                List.of(Procs.python(), "-c", "import os; os.chown('" + f + "', -1, -1)")));
+        Procs.Result cap = Procs.run(Procs.python(), "-c", "import os\ntry:\n  os.getxattr('" + f
+                + "', 'security.capability'); print('kept')\nexcept OSError as e:\n  print('dropped' if e.errno == 61 else e)");
+        return "exit " + (c.exit() == 0 ? "0" : "non-zero") + ", capability " + cap.out().trim() + ", mode "
+                + check(Procs.run("stat", "-c", "%a", f.toString())).out().trim();
+    }
+
+    private static String tmpfsCapabilities;
+
+    /**
+     * {@link #capabilityAfterWrite} and {@link #capabilityAfterForeignChown} on {@code dir} give what they give on
+     * tmpfs (/dev/shm, once per JVM): an unprivileged writer drops a file capability, a stranger's chown(-1, -1)
+     * of a set-ID file does not.
+     */
+    public static void assertCapabilitiesLikeTmpfs(Path dir) throws IOException, InterruptedException {
+        synchronized (WriteKillsPrivileges.class) {
+            if (tmpfsCapabilities == null) {
+                Path shm = Files.createTempDirectory(Path.of("/dev/shm"), "ringfuse-cap-ref");
+                try {
+                    tmpfsCapabilities = capabilityAfterWrite(shm) + " / " + capabilityAfterForeignChown(shm);
+                } finally {
+                    Procs.run("rm", "-rf", shm.toString());
+                }
+            }
+        }
+        assertEquals(tmpfsCapabilities, capabilityAfterWrite(dir) + " / " + capabilityAfterForeignChown(dir), dir.toString());
+    }
+
     /** Writes 4 KiB at offset 0 of {@code f} as {@link #NOBODY} by {@code way} after setting it up for {@code c}. */
     static String writeAs(Path f, String way, String c) throws IOException, InterruptedException {
         String mode = c.substring(0, 4);

@@ -114,6 +114,25 @@ class WriteKillsPrivilegesTest {
             assertEquals(tmpfs, WriteKillsPrivileges.capabilityAfterWrite(m.testDir()), m.mount().mountpoint().toString());
         }
     }
+
+    /**
+     * ...but not with a chown(-1, -1) by someone who may not write the file: under HANDLE_KILLPRIV_V2 the kernel
+     * sends its capability kill before the owner check, and passthrough removed it as root (found in review).
+     */
+    @Test void aForeignChownLeavesAFileCapability() throws Exception {
+        WriteKillsPrivileges.assumeTools();
+        Path shm = Files.createTempDirectory(Path.of("/dev/shm"), "ringfuse-cap-ref");
+        String tmpfs;
+        try {
+            tmpfs = WriteKillsPrivileges.capabilityAfterForeignChown(shm);
+        } finally {
+            Procs.run("rm", "-rf", shm.toString());
+        }
+        assertEquals("exit non-zero, capability kept, mode 4755", tmpfs);
+        for (FuseMount m : new FuseMount[] {MEMFS_DEV, PT_OFF_DEV, PT_OFF_URING, PT_ON_DEV}) {
+            assertEquals(tmpfs, WriteKillsPrivileges.capabilityAfterForeignChown(m.testDir()), m.mount().mountpoint().toString());
+        }
+    }
     /**
      * With kernel passthrough the volume's writes never reach the server, and without HANDLE_KILLPRIV_V2 the
      * kernel's fallback keeps setgid on a file that is not group-executable, so the server takes it away when

@@ -508,6 +508,10 @@ public final class MemFs extends FileOps implements LowLevelFileSystem {
         Inode n = table.get(nodeid);
         Guard g = guard(ctx);
         if (g != null) g.xattr(n, name, true);
+        if (name.equals(dev.ringfuse.access.Permissions.SECURITY_CAPABILITY)
+                && !dev.ringfuse.access.Permissions.mayDropCapability(dev.ringfuse.access.Caller.of(ctx), n.subject())) {
+            throw new FuseException(Errno.EPERM);
+        }
         n.xattrs.remove(name, table.limits);
         n.changed(Timespec.now());
         reply.ok();

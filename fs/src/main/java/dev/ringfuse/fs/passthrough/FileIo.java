@@ -218,14 +218,18 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
      * One statx per such write; nothing more unless a set-ID bit is there.
      */
     final void killPrivileges(RequestContext ctx, Inode n) {
-        Attr now = attr(n);
-        int mode = now.mode() & 07777;
-        if ((mode & 06000) == 0) return;
-        int killed = dev.ringfuse.access.Permissions.killedMode(mode,
-                () -> ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid()));
-        if (killed == mode) return;
-        chmod(n, killed);
-        dropCachedModeIfKilled(n, mode & 06000);
+        int before;
+        synchronized (n) { // the statx and the chmod as one, against setattr's mode changes and other writers
+            Attr now = attr(n);
+            int mode = now.mode() & 07777;
+            if ((mode & 06000) == 0) return;
+            int killed = dev.ringfuse.access.Permissions.killedMode(mode,
+                    () -> ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid()));
+            if (killed == mode) return;
+            chmod(n, killed);
+            before = mode & 06000;
+        }
+        dropCachedModeIfKilled(n, before);
     }
 
     /** chmod of {@code n} as the server, through its O_PATH descriptor. */

@@ -339,17 +339,24 @@ public final class PassthroughFs extends FileIo {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment proc = a.allocateFrom(n.procPath()), empty = a.allocateFrom("");
             if (isEmptyKill(ctx, n, c, proc)) {
-                if (killsPrivileges) killPrivileges(ctx, n);
-                else chmod(n, attr(n).mode() & 05777);
+                // under V2 nothing to do here: the write's WRITE_KILL_SUIDGID (or the source, for fallocate and
+                // copy_file_range) kills, also for a writer whose permission went after its open
+                if (!killsPrivileges) {
+                    synchronized (n) {
+                        chmod(n, attr(n).mode() & 05777);
+                    }
+                }
                 reply.attr(attr(n), attrNanos);
                 return;
             }
             if (c.hasMode() && n.type != S_IFLNK) {
-                if (isPrivilegeKill(ctx, n, c.mode(), proc)) {
-                    chmod(n, killedMode(ctx, n, c.mode()));
-                } else {
-                    try (Credentials as = Credentials.of(ctx)) {
-                        chmod(n, c.mode());
+                synchronized (n) { // against a write's privilege kill (FileIo.killPrivileges) reading the old mode
+                    if (isPrivilegeKill(ctx, n, c.mode(), proc)) {
+                        chmod(n, killedMode(ctx, n, c.mode()));
+                    } else {
+                        try (Credentials as = Credentials.of(ctx)) {
+                            chmod(n, c.mode());
+                        }
                     }
                 }
             }
@@ -389,9 +396,9 @@ public final class PassthroughFs extends FileIo {
         if (now.uid() == ctx.uid()) return false;
         if (killsPrivileges) {
             // HANDLE_KILLPRIV_V2: the kernel's file_remove_privs before a write reaches here with its kill
-            // flags stripped, for any set-ID file (and so does chown(-1, -1)): the write's own flag would
-            // kill, but the empty change must not fail first
-            if ((now.mode() & 06000) == 0) return false;
+            // flags stripped, for any set-ID file (and so does chown(-1, -1)): answered as a no-op, which
+            // changes nothing, so that the write is not failed first (the write's own flag kills)
+            return (now.mode() & 06000) != 0;
         } else {
             if ((now.mode() & 02010) != 02000) return false;
             if (dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid())) return false;
@@ -492,10 +499,12 @@ public final class PassthroughFs extends FileIo {
     @Override
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
         Inode n = inodes.get(nodeid);
-        if (ctx.uid() != 0 && name.equals(SECURITY_CAPABILITY)) {
+        if (ctx.uid() != 0 && name.equals(SECURITY_CAPABILITY) && ownsOrMayWrite(ctx, n)) {
             // the kernel's privilege kill before a write, truncate or chown by this caller (cap_inode_killpriv
-            // removes it unchecked); an explicit removal without CAP_SETFCAP never gets here (cap_inode_removexattr
-            // refuses it, default_permissions or not). Refused as the caller, it failed the write with EIO
+            // removes it unchecked; refused as the caller, it failed the write with EIO), or an explicit removal
+            // by a caller the kernel found to hold CAP_SETFCAP over the inode (cap_inode_removexattr: a
+            // user-namespace root whose namespace maps the file's owner, for one). Not for others: under V2 a
+            // non-owner's chown(-1, -1) reaches the kill too, which must not strip a file it may not write
             Xattrs.remove(n, name);
             reply.ok();
             return;
@@ -508,6 +517,14 @@ public final class PassthroughFs extends FileIo {
     }
 
     private static final String SECURITY_CAPABILITY = "security.capability";
+
+    /** Whether the caller owns {@code n} or may write it (checked as the caller by the source). */
+    private static boolean ownsOrMayWrite(RequestContext ctx, Inode n) {
+        if (attr(n).uid() == ctx.uid()) return true;
+        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
+            return PosixCalls.faccessat(AT_FDCWD, a.allocateFrom(n.procPath()), PosixCalls.W_OK, PosixCalls.AT_EACCESS) == 0;
+        }
+    }
 
     /**
      * trusted.* and security.* need CAP_SYS_ADMIN (security.capability CAP_SETFCAP), which a thread running

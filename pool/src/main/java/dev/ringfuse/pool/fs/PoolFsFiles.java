@@ -329,39 +329,64 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     @Override
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
         locked(() -> {
-            Xattrs.remove(inodes, inodes.require(nodeid), FileNames.encode(name));
+            Inode n = inodes.require(nodeid);
+            // the kernel's capability kill reaches here for a stranger's chown(-1, -1) too (Permissions)
+            if (name.equals(dev.ringfuse.access.Permissions.SECURITY_CAPABILITY) && !dev.ringfuse.access.Permissions
+                    .mayDropCapability(Caller.of(ctx), new dev.ringfuse.access.Subject(n.mode, n.uid, n.gid))) {
+                throw new FuseException(Errno.EPERM);
+            }
+            Xattrs.remove(inodes, n, FileNames.encode(name));
             reply.ok();
         });
     }
 
 
     /**
-     * SEEK_DATA/SEEK_HOLE from the blocks. Under the writeback cache ENOSYS: the kernel neither writes dirty pages
-     * back before asking nor lets the pool know its size, so the pool's holes may hold data not yet sent; after
-     * ENOSYS the kernel answers from its own size (all data) for the connection's life, as memfs.
+     * SEEK_DATA/SEEK_HOLE from the blocks. Under the writeback cache the kernel asks without writing its dirty
+     * pages back (fuse_lseek) and without telling its size, so for a file with a writable handle open the pool
+     * first has them written back: the handler returns without replying, and one of at most
+     * {@link #LSEEK_FLUSHERS} platform threads invalidates the file's pages from the offset on (the kernel
+     * launders dirty ones as WRITEs, served by the request threads this handler left free, and waits for them)
+     * and then answers. Platform threads: the notification blocks in write(2), which would pin a virtual
+     * thread's carrier. Held replies are capped (each keeps a request buffer or ring entry that the laundered
+     * WRITEs may need); past the cap the answer is ENOSYS, after which the kernel answers from its own size
+     * (all data) for the connection's life, as before session 10.
      */
     @Override
     public void lseek(RequestContext ctx, long nodeid, long fh, long offset, int whence, LseekReply reply) {
         if (whence != 3 && whence != 4) throw new FuseException(Errno.EINVAL);
         Notifier nt = notifier;
         if (writeback && writerCounts.containsKey(nodeid) && nt != null) {
-            // the kernel asks without writing its dirty pages back (fuse_lseek), so holes here may hold data
-            // it has; invalidating the file's pages launders dirty ones as WRITEs and waits for them. Sent
-            // from another thread after this handler returns: the WRITEs need a free serving thread
-            Thread.ofVirtual().name("pool-lseek-" + nodeid).start(() -> {
-                try {
-                    nt.invalInode(nodeid, 0, 0);
-                    seek(nodeid, offset, whence, reply);
-                } catch (FuseException e) {
-                    reply.error(e.errno());
-                } catch (IOException | RuntimeException e) {
-                    System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "lseek " + nodeid + ": " + e);
-                    reply.error(Errno.EIO);
-                }
-            });
+            try {
+                lseekFlushers.execute(() -> flushThenSeek(nt, nodeid, offset, whence, reply));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                throw new FuseException(Errno.ENOSYS);
+            }
             return;
         }
         seek(nodeid, offset, whence, reply);
+    }
+
+    /** Deferred lseeks in progress at most (see {@link #lseek}). */
+    static final int LSEEK_FLUSHERS = 2;
+    private final java.util.concurrent.ThreadPoolExecutor lseekFlushers = new java.util.concurrent.ThreadPoolExecutor(
+            0, LSEEK_FLUSHERS, 10, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(),
+            r -> {
+                Thread t = new Thread(r, "pool-lseek-flush");
+                t.setDaemon(true);
+                return t;
+            });
+
+    private void flushThenSeek(Notifier nt, long nodeid, long offset, int whence, LseekReply reply) {
+        try {
+            nt.invalInode(nodeid, offset / 4096 * 4096, 0); // pages before the offset change no answer
+            seek(nodeid, offset, whence, reply);
+        } catch (FuseException e) {
+            reply.error(e.errno());
+        } catch (IOException | RuntimeException e) {
+            System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "lseek " + nodeid + ": " + e);
+            reply.error(Errno.EIO);
+        }
     }
 
     private void seek(long nodeid, long offset, int whence, LseekReply reply) {

@@ -28,6 +28,7 @@ class WriteKillsPrivilegesPoolTest {
     private static void check(FuseMount m) throws Exception {
         WriteKillsPrivileges.assumeTools();
         WriteKillsPrivileges.assertLikeTmpfs(WriteKillsPrivileges.inDirectory(m.testDir()), Map.of());
+        WriteKillsPrivileges.assertCapabilitiesLikeTmpfs(m.testDir()); // file capabilities: writers drop them, strangers do not
     }
 
     @Test void dev() throws Exception { check(DEV); }
