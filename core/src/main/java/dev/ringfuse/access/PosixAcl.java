@@ -300,4 +300,27 @@ public record PosixAcl(List<Entry> entries) {
         for (int x : groups) if (x == g) return true;
         return false;
     }
+
+    /**
+     * The access ACL {@code value} of an inode owned by {@code uid}:{@code gid}, for a filesystem's own
+     * permission checks: {@code posix_acl_permission}, consulted by {@link Permissions} as the kernel's check_acl
+     * is (non-owners, mode with group bits). {@link ExtendedAccess#NONE} for null.
+     */
+    public static ExtendedAccess access(byte[] value, int uid, int gid) {
+        if (value == null) return ExtendedAccess.NONE;
+        PosixAcl acl = parse(value);
+        return new ExtendedAccess() {
+            @Override
+            public int permitted(Caller c) {
+                int bits = 0;
+                for (int b = 4; b > 0; b >>= 1) if (acl.permits(c.uid(), c.gid(), c.groups(), uid, gid, b)) bits |= b;
+                return bits;
+            }
+
+            @Override
+            public int permits(Caller c, int want) {
+                return acl.permits(c.uid(), c.gid(), c.groups(), uid, gid, want) ? 1 : 0;
+            }
+        };
+    }
 }

@@ -99,4 +99,11 @@ final class Acls {
             ps.executeUpdate();
         }
     }
+
+    /** The owner, group, mode and access ACL of inode {@code ino}, for a permission sql decides itself. */
+    static dev.ringfuse.access.Subject subject(Connection c, long ino) throws SQLException {
+        Node n = Store.node(c, ino);
+        if (n == null) throw new FuseException(Errno.ENOENT);
+        return new dev.ringfuse.access.Subject(n.mode(), n.uid(), n.gid(), PosixAcl.access(get(c, ino, ACCESS), n.uid(), n.gid()));
+    }
 }

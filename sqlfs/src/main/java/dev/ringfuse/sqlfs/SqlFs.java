@@ -444,10 +444,8 @@ public final class SqlFs extends SqlFileOps {
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
         if (name.equals(dev.ringfuse.access.Permissions.SECURITY_CAPABILITY)) {
             // the kernel's capability kill reaches here for a stranger's chown(-1, -1) too (Permissions)
-            Node n = db.query(c -> Store.node(c, nodeid));
-            if (n == null) throw new FuseException(Errno.ENOENT);
-            if (!dev.ringfuse.access.Permissions.mayDropCapability(dev.ringfuse.access.Caller.of(ctx),
-                    new dev.ringfuse.access.Subject(n.mode(), n.uid(), n.gid()))) {
+            dev.ringfuse.access.Subject s = db.query(c -> Acls.subject(c, nodeid));
+            if (!dev.ringfuse.access.Permissions.mayDropCapability(dev.ringfuse.access.Caller.of(ctx), s)) {
                 throw new FuseException(Errno.EPERM);
             }
         }

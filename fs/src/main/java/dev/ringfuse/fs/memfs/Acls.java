@@ -2,8 +2,6 @@ package dev.ringfuse.fs.memfs;
 
 import dev.ringfuse.Errno;
 import dev.ringfuse.FuseException;
-import dev.ringfuse.access.Caller;
-import dev.ringfuse.access.ExtendedAccess;
 import dev.ringfuse.access.PosixAcl;
 import dev.ringfuse.lowlevel.RequestContext;
 
@@ -49,28 +47,6 @@ final class Acls {
     static void chmod(Inode n, int mode, Limits limits) {
         byte[] a = n.xattrs.getOrNull(PosixAcl.ACCESS);
         if (a != null) n.xattrs.set(PosixAcl.ACCESS, PosixAcl.afterChmod(a, mode), 0, limits);
-    }
-
-    /**
-     * The access ACL {@code value} of an inode owned by {@code uid}:{@code gid}, for memfs's own permission checks
-     * (mounts without default_permissions): {@code posix_acl_permission}, consulted by
-     * {@link dev.ringfuse.access.Permissions} as the kernel's check_acl is (non-owners, mode with group bits).
-     */
-    static ExtendedAccess access(byte[] value, int uid, int gid) {
-        PosixAcl acl = PosixAcl.parse(value);
-        return new ExtendedAccess() {
-            @Override
-            public int permitted(Caller c) {
-                int bits = 0;
-                for (int b = 4; b > 0; b >>= 1) if (acl.permits(c.uid(), c.gid(), c.groups(), uid, gid, b)) bits |= b;
-                return bits;
-            }
-
-            @Override
-            public int permits(Caller c, int want) {
-                return acl.permits(c.uid(), c.gid(), c.groups(), uid, gid, want) ? 1 : 0;
-            }
-        };
     }
 
     static boolean isAcl(String name) {

@@ -77,7 +77,7 @@ abstract sealed class Inode permits FileNode, DirNode, SymlinkNode, SpecialNode 
     synchronized dev.ringfuse.access.Subject subject() {
         byte[] acl = (mode & 070) != 0 ? xattrs.getOrNull(dev.ringfuse.access.PosixAcl.ACCESS) : null;
         return acl == null ? new dev.ringfuse.access.Subject(mode, uid, gid)
-                : new dev.ringfuse.access.Subject(mode, uid, gid, Acls.access(acl, uid, gid));
+                : new dev.ringfuse.access.Subject(mode, uid, gid, dev.ringfuse.access.PosixAcl.access(acl, uid, gid));
     }
 
     synchronized int uid() { return uid; }

@@ -218,7 +218,6 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
      * One statx per such write; nothing more unless a set-ID bit is there.
      */
     final void killPrivileges(RequestContext ctx, Inode n) {
-        int before;
         synchronized (n) { // the statx and the chmod as one, against setattr's mode changes and other writers
             Attr now = attr(n);
             int mode = now.mode() & 07777;
@@ -227,9 +226,8 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
                     () -> ctx.uid() == 0 || dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid()));
             if (killed == mode) return;
             chmod(n, killed);
-            before = mode & 06000;
         }
-        dropCachedModeIfKilled(n, before);
+        dropCachedAttributes(n);
     }
 
     /** chmod of {@code n} as the server, through its O_PATH descriptor. */
@@ -251,7 +249,11 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
      * the request that caused it.
      */
     final void dropCachedModeIfKilled(Inode n, int before) {
-        if (before == 0 || setIdBits(n) == before) return;
+        if (before != 0 && setIdBits(n) != before) dropCachedAttributes(n);
+    }
+
+    /** Invalidates the kernel's cached attributes of {@code n} (attributes only: safe from any handler). */
+    final void dropCachedAttributes(Inode n) {
         dev.ringfuse.lowlevel.Notifier nt = notifier;
         if (nt == null) return;
         try {
@@ -259,6 +261,13 @@ abstract sealed class FileIo extends SourceTree permits PassthroughFs {
         } catch (IOException e) {
             System.getLogger("dev.ringfuse.fs.passthrough").log(System.Logger.Level.DEBUG,
                     "invalInode " + n.nodeid + ": " + e.getMessage());
+        }
+    }
+
+    /** Whether the caller may write the inode at {@code proc} (its magic link), as the source decides for it. */
+    static boolean writableBy(RequestContext ctx, MemorySegment proc) {
+        try (Credentials as = Credentials.of(ctx)) {
+            return PosixCalls.faccessat(AT_FDCWD, proc, PosixCalls.W_OK, PosixCalls.AT_EACCESS) == 0;
         }
     }
 

@@ -403,9 +403,7 @@ public final class PassthroughFs extends FileIo {
             if ((now.mode() & 02010) != 02000) return false;
             if (dev.ringfuse.access.Caller.of(ctx).inGroup(now.gid())) return false;
         }
-        try (Credentials as = Credentials.of(ctx)) {
-            return PosixCalls.faccessat(AT_FDCWD, proc, PosixCalls.W_OK, PosixCalls.AT_EACCESS) == 0;
-        }
+        return writableBy(ctx, proc);
     }
 
     private boolean isPrivilegeKill(RequestContext ctx, Inode n, int mode, MemorySegment proc) {
@@ -413,9 +411,7 @@ public final class PassthroughFs extends FileIo {
         if (!dev.ringfuse.access.Permissions.isPrivilegeKill(new dev.ringfuse.access.Subject(now.mode(), now.uid(), now.gid()), mode)) {
             return false;
         }
-        try (Credentials as = Credentials.of(ctx)) {
-            return PosixCalls.faccessat(AT_FDCWD, proc, PosixCalls.W_OK, PosixCalls.AT_EACCESS) == 0;
-        }
+        return writableBy(ctx, proc);
     }
 
     /** A SETATTR that names no attribute to change (only ctime, the handle, the lock owner). */
@@ -499,7 +495,7 @@ public final class PassthroughFs extends FileIo {
     @Override
     public void removexattr(RequestContext ctx, long nodeid, String name, StatusReply reply) {
         Inode n = inodes.get(nodeid);
-        if (ctx.uid() != 0 && name.equals(SECURITY_CAPABILITY) && ownsOrMayWrite(ctx, n)) {
+        if (ctx.uid() != 0 && name.equals(dev.ringfuse.access.Permissions.SECURITY_CAPABILITY) && ownsOrMayWrite(ctx, n)) {
             // the kernel's privilege kill before a write, truncate or chown by this caller (cap_inode_killpriv
             // removes it unchecked; refused as the caller, it failed the write with EIO), or an explicit removal
             // by a caller the kernel found to hold CAP_SETFCAP over the inode (cap_inode_removexattr: a
@@ -516,13 +512,11 @@ public final class PassthroughFs extends FileIo {
         reply.ok();
     }
 
-    private static final String SECURITY_CAPABILITY = "security.capability";
-
     /** Whether the caller owns {@code n} or may write it (checked as the caller by the source). */
     private static boolean ownsOrMayWrite(RequestContext ctx, Inode n) {
         if (attr(n).uid() == ctx.uid()) return true;
-        try (Arena a = Arena.ofConfined(); Credentials as = Credentials.of(ctx)) {
-            return PosixCalls.faccessat(AT_FDCWD, a.allocateFrom(n.procPath()), PosixCalls.W_OK, PosixCalls.AT_EACCESS) == 0;
+        try (Arena a = Arena.ofConfined()) {
+            return writableBy(ctx, a.allocateFrom(n.procPath()));
         }
     }
 

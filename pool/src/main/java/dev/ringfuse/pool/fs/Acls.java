@@ -51,4 +51,10 @@ final class Acls {
         byte[] a = Xattrs.getOrNull(inodes, n, ACCESS);
         if (a != null) Xattrs.set(inodes, n, ACCESS, PosixAcl.afterChmod(a, mode), 0);
     }
+
+    /** {@code n}'s owner, group, mode and access ACL, for a permission the pool decides itself. */
+    static dev.ringfuse.access.Subject subject(Inodes inodes, Inode n) throws IOException {
+        return new dev.ringfuse.access.Subject(n.mode, n.uid, n.gid,
+                PosixAcl.access(Xattrs.getOrNull(inodes, n, ACCESS), n.uid, n.gid));
+    }
 }

@@ -172,6 +172,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
 
     @Override
     public void destroy() {
+        stopLseekFlushers();
         close();
     }
 

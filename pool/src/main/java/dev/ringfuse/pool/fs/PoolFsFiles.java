@@ -332,7 +332,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
             Inode n = inodes.require(nodeid);
             // the kernel's capability kill reaches here for a stranger's chown(-1, -1) too (Permissions)
             if (name.equals(dev.ringfuse.access.Permissions.SECURITY_CAPABILITY) && !dev.ringfuse.access.Permissions
-                    .mayDropCapability(Caller.of(ctx), new dev.ringfuse.access.Subject(n.mode, n.uid, n.gid))) {
+                    .mayDropCapability(Caller.of(ctx), Acls.subject(inodes, n))) {
                 throw new FuseException(Errno.EPERM);
             }
             Xattrs.remove(inodes, n, FileNames.encode(name));
@@ -377,13 +377,18 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
                 return t;
             });
 
+    /** Ends the deferred lseeks' threads (at destroy; a later deferral is answered ENOSYS). */
+    final void stopLseekFlushers() {
+        lseekFlushers.shutdown();
+    }
+
     private void flushThenSeek(Notifier nt, long nodeid, long offset, int whence, LseekReply reply) {
         try {
             nt.invalInode(nodeid, offset / 4096 * 4096, 0); // pages before the offset change no answer
             seek(nodeid, offset, whence, reply);
         } catch (FuseException e) {
             reply.error(e.errno());
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) { // an Error too: the kernel holds the file's inode lock until this is answered
             System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "lseek " + nodeid + ": " + e);
             reply.error(Errno.EIO);
         }
