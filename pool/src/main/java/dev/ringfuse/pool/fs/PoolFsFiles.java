@@ -357,9 +357,13 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
         if (whence != 3 && whence != 4) throw new FuseException(Errno.EINVAL);
         Notifier nt = notifier;
         if (writeback && writerCounts.containsKey(nodeid) && nt != null) {
+            // the cap counts held replies, not threads: a pool's hand-off to an idle thread races with the
+            // thread's return to waiting, and refused back-to-back lseeks of one caller (ENOSYS for good)
+            if (!lseekHeld.tryAcquire()) throw new FuseException(Errno.ENOSYS);
             try {
                 lseekFlushers.execute(() -> flushThenSeek(nt, nodeid, offset, whence, reply));
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (java.util.concurrent.RejectedExecutionException e) { // shut down: the mount is ending
+                lseekHeld.release();
                 throw new FuseException(Errno.ENOSYS);
             }
             return;
@@ -369,13 +373,18 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     /** Deferred lseeks in progress at most (see {@link #lseek}). */
     static final int LSEEK_FLUSHERS = 2;
+    private final java.util.concurrent.Semaphore lseekHeld = new java.util.concurrent.Semaphore(LSEEK_FLUSHERS);
     private final java.util.concurrent.ThreadPoolExecutor lseekFlushers = new java.util.concurrent.ThreadPoolExecutor(
-            0, LSEEK_FLUSHERS, 10, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(),
-            r -> {
+            LSEEK_FLUSHERS, LSEEK_FLUSHERS, 10, java.util.concurrent.TimeUnit.SECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
                 Thread t = new Thread(r, "pool-lseek-flush");
                 t.setDaemon(true);
                 return t;
             });
+
+    {
+        lseekFlushers.allowCoreThreadTimeOut(true); // no thread while nothing is deferred
+    }
 
     /** Ends the deferred lseeks' threads (at destroy; a later deferral is answered ENOSYS). */
     final void stopLseekFlushers() {
@@ -383,24 +392,33 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
     }
 
     private void flushThenSeek(Notifier nt, long nodeid, long offset, int whence, LseekReply reply) {
+        long at = -1;
+        Errno failed = null;
         try {
             nt.invalInode(nodeid, offset / 4096 * 4096, 0); // pages before the offset change no answer
-            seek(nodeid, offset, whence, reply);
+            at = locate(nodeid, offset, whence);
         } catch (FuseException e) {
-            reply.error(e.errno());
+            failed = e.errno();
         } catch (Throwable e) { // an Error too: the kernel holds the file's inode lock until this is answered
             System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "lseek " + nodeid + ": " + e);
-            reply.error(Errno.EIO);
+            failed = Errno.EIO;
+        } finally {
+            lseekHeld.release(); // before the reply: the caller's next lseek may arrive as soon as it has it
         }
+        if (failed != null) reply.error(failed);
+        else reply.offset(at);
     }
 
     private void seek(long nodeid, long offset, int whence, LseekReply reply) {
-        locked(() -> {
-            Inode n = file(nodeid);
-            long r = data.seek(n, offset, whence == 3);
-            if (r < 0) throw new FuseException(Errno.ENXIO);
-            reply.offset(r);
-        });
+        reply.offset(locate(nodeid, offset, whence));
+    }
+
+    /** The SEEK_DATA (whence 3) or SEEK_HOLE answer from the pool's blocks; ENXIO past the data. */
+    private long locate(long nodeid, long offset, int whence) {
+        long[] r = new long[1];
+        locked(() -> r[0] = data.seek(file(nodeid), offset, whence == 3));
+        if (r[0] < 0) throw new FuseException(Errno.ENXIO);
+        return r[0];
     }
 
     @Override
