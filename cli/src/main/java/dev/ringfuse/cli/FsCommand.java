@@ -34,7 +34,7 @@ final class FsCommand implements Runnable {
         return m;
     }
 
-    @Command(name = "create", description = "Create a dataset (constant time).")
+    @Command(mixinStandardHelpOptions = true, name = "create", description = "Create a dataset (constant time).")
     static final class Create implements Callable<Integer> {
         @Parameters(paramLabel = "POOL/NAME") String name;
         @Option(names = "-o", paramLabel = "PROP=VALUE[,...]", description = "compression=off|lz4|zstd, checksum=crc32c|sha256, recordsize=4K..1M, atime=on|off")
@@ -47,7 +47,7 @@ final class FsCommand implements Runnable {
         }
     }
 
-    @Command(name = "list", description = "Datasets with USED AVAIL REFER RATIO (zfs list); -o picks columns.")
+    @Command(mixinStandardHelpOptions = true, name = "list", description = "Datasets with USED AVAIL REFER RATIO (zfs list); -o picks columns.")
     static final class ListFs implements Callable<Integer> {
         @Parameters(arity = "0..1", paramLabel = "POOL|POOL/NAME") String pool;
         @Option(names = "-o", paramLabel = "COL[,...]", description = "name, used, avail, refer, ratio, usedsnap, usedds, "
@@ -62,7 +62,7 @@ final class FsCommand implements Runnable {
         }
     }
 
-    @Command(name = "set", description = "Set properties: compression etc. apply to new writes; quota=SIZE|none, reservation=SIZE|none.")
+    @Command(mixinStandardHelpOptions = true, name = "set", description = "Set properties: compression etc. apply to new writes; quota=SIZE|none, reservation=SIZE|none.")
     static final class Set implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "PROP=VALUE[,...] | POOL/NAME") String first;
         @Parameters(index = "1", paramLabel = "POOL/NAME | PROP=VALUE[,...]") String second;
@@ -76,7 +76,7 @@ final class FsCommand implements Runnable {
         }
     }
 
-    @Command(name = "get", description = "Show properties and space figures (all, or the ones named).")
+    @Command(mixinStandardHelpOptions = true, name = "get", description = "Show properties and space figures (all, or the ones named).")
     static final class Get implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "PROP[,...]|all | POOL/NAME") String first;
         @Parameters(index = "1", paramLabel = "POOL/NAME | PROP[,...]|all") String second;
@@ -92,7 +92,7 @@ final class FsCommand implements Runnable {
         }
     }
 
-    @Command(name = "destroy", description = "Destroy a dataset and free its blocks.")
+    @Command(mixinStandardHelpOptions = true, name = "destroy", description = "Destroy a dataset and free its blocks.")
     static final class Destroy implements Callable<Integer> {
         @Parameters(paramLabel = "POOL/NAME") String name;
 

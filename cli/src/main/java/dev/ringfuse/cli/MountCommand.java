@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
                 "    spin=MICROS (default 50; 0 turns it off): after answering a request, a serving thread polls",
                 "    up to this long for the next one instead of sleeping, on both transports, and only while",
                 "    requests keep coming (an idle mount polls never); uring_spin= is the old name",
-                "  memfs (as tmpfs): size=N[k|m|g|t|%] (0: unlimited; % of RAM), nr_inodes=N[k|m|g]",
+                "  memfs (as tmpfs): size=N[k|m|g|t|%%] (0: unlimited; %% of RAM), nr_inodes=N[k|m|g]",
                 "    (default one per 4 KiB of size), mode=OCTAL, uid=N, gid=N (of the root directory),",
                 "    entry_timeout=SECONDS, attr_timeout=SECONDS (default 3600 each: every change goes",
                 "    through this mount's kernel, which updates its cache itself; 0 asks every time)",

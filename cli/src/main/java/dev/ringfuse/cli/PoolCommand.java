@@ -29,7 +29,7 @@ final class PoolCommand implements Runnable {
         return new PoolAdmin(PoolRegistry.fromEnvironment(), System.out, System.err);
     }
 
-    @Command(name = "create", description = {"Create a pool on image files or block devices.",
+    @Command(mixinStandardHelpOptions = true, name = "create", description = {"Create a pool on image files or block devices.",
             "Devices form a stripe; 'mirror A B [C]' makes them one mirror (several groups: a stripe of mirrors)."})
     static final class Create implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "NAME") String name;
@@ -43,7 +43,7 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "list", description = "List imported pools.")
+    @Command(mixinStandardHelpOptions = true, name = "list", description = "List imported pools.")
     static final class ListPools implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
@@ -52,7 +52,7 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "status", description = "Devices, state, error counts, last verification.")
+    @Command(mixinStandardHelpOptions = true, name = "status", description = "Devices, state, error counts, last verification.")
     static final class Status implements Callable<Integer> {
         @Parameters(paramLabel = "NAME") String name;
 
@@ -63,7 +63,7 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "export", description = "Commit, mark exported and forget the pool.")
+    @Command(mixinStandardHelpOptions = true, name = "export", description = "Commit, mark exported and forget the pool.")
     static final class Export implements Callable<Integer> {
         @Parameters(paramLabel = "NAME") String name;
 
@@ -74,7 +74,7 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "import", description = "Import a pool from its devices, or find them in a directory (-d).")
+    @Command(mixinStandardHelpOptions = true, name = "import", description = "Import a pool from its devices, or find them in a directory (-d).")
     static final class Import implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "NAME") String name;
         @Parameters(index = "1..*", arity = "0..*", paramLabel = "IMG|DEV") List<Path> devices = List.of();
@@ -91,7 +91,7 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "destroy", description = "Mark the pool destroyed and forget it.")
+    @Command(mixinStandardHelpOptions = true, name = "destroy", description = "Mark the pool destroyed and forget it.")
     static final class Destroy implements Callable<Integer> {
         @Parameters(paramLabel = "NAME") String name;
 
@@ -102,7 +102,7 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "verify", description = "Walk every block from the root, check every checksum and invariant.")
+    @Command(mixinStandardHelpOptions = true, name = "verify", description = "Walk every block from the root, check every checksum and invariant.")
     static final class Verify implements Callable<Integer> {
         @Parameters(paramLabel = "NAME") String name;
 
@@ -112,7 +112,7 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "scrub", description = {"Read every block on every device, check each copy, rewrite bad copies from good ones.",
+    @Command(mixinStandardHelpOptions = true, name = "scrub", description = {"Read every block on every device, check each copy, rewrite bad copies from good ones.",
             "A mounted pool is scrubbed by the mounting process while it serves. Exit status 2 if a block had no good copy."})
     static final class Scrub implements Callable<Integer> {
         @Parameters(paramLabel = "NAME") String name;
@@ -123,7 +123,7 @@ final class PoolCommand implements Runnable {
         }
     }
 
-    @Command(name = "replace", description = {"Resilver NEW into the place of mirror side OLD (missing or present), then swap them.",
+    @Command(mixinStandardHelpOptions = true, name = "replace", description = {"Resilver NEW into the place of mirror side OLD (missing or present), then swap them.",
             "OLD is the path pool status lists (or the device's index or guid); a missing NEW image file is created as large as OLD."})
     static final class Replace implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "NAME") String name;

@@ -29,7 +29,7 @@ final class SnapshotCommand implements Callable<Integer> {
         return PoolCommand.admin().snapshotCommand(List.of("snapshot", name));
     }
 
-    @Command(name = "list", description = "Snapshots with USED (freed by destroying it), REFER, txg and creation time.")
+    @Command(mixinStandardHelpOptions = true, name = "list", description = "Snapshots with USED (freed by destroying it), REFER, txg and creation time.")
     static final class ListSnapshots implements Callable<Integer> {
         @Parameters(arity = "0..1", paramLabel = "POOL|POOL/NAME") String name;
 
@@ -39,7 +39,7 @@ final class SnapshotCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "destroy", description = "Destroy a snapshot, freeing the blocks only it referenced (refused while clones depend on it).")
+    @Command(mixinStandardHelpOptions = true, name = "destroy", description = "Destroy a snapshot, freeing the blocks only it referenced (refused while clones depend on it).")
     static final class Destroy implements Callable<Integer> {
         @Parameters(paramLabel = "POOL/NAME@SNAP") String name;
 
