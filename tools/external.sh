@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# The external suites (pjdfstest, go-fuse posixtest) on one mounted filesystem per step: sourced by
+# The external suites (pjdfstest, go-fuse posixtest, fsx) on one mounted filesystem per step: sourced by
 # tools/test.sh, which sets RINGFUSE_HOME and LOGDIR and reads ext_passed, ext_failed and ext_status.
 # By hand (a failed step simulated, e.g. a transport that does not exist), or a subset of the steps:
 #   RINGFUSE_HOME=$PWD LOGDIR=/tmp/x bash -c 'source tools/external.sh; trap ext_cleanup EXIT; run_external bogus sql-pg'
@@ -106,6 +106,11 @@ ext_step() { # the step itself: returns non-zero on any failure, leaves the taki
   # ENOENT from fstat of an open descriptor; fixed in 62806cf, passed 5 runs in a row on 2026-11-24.)
   skip=FcntlFlockLocksFile
   out=$(POSIXTEST_SKIP=$skip "$RINGFUSE_HOME/suites/posixtest.sh" --max-failures "${POSIX_MAX_FAILURES:-0}" "$ext_mnt/posix" "$label") || rc=$?
+  echo "$out" | tail -5
+  tally "$out"
+  # fsx: random reads, writes, mmap, truncate, fallocate, hole punching, copy_file_range, each read checked
+  mkdir -p "$ext_mnt/fsx" || rc=1
+  out=$(FSX_OPS=${FSX_OPS:-10000} "$RINGFUSE_HOME/suites/fsx.sh" --max-failures 0 "$ext_mnt/fsx" "$label") || rc=$?
   echo "$out" | tail -5
   tally "$out"
   ext_stop_server || { echo "$fs left mounted after SIGTERM: unmounted"; rc=1; }

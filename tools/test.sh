@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (`./ringfuse test`): installs what the tests need, enables FUSE-over-io_uring,
-# runs every module's tests on real mounts, then the external suites (pjdfstest, go-fuse posixtest)
+# runs every module's tests on real mounts, then the external suites (pjdfstest, go-fuse posixtest, fsx)
 # against memfs and passthrough (kernel passthrough on and off), each with and without default_permissions,
 # sql (SQLite; PostgreSQL on one transport), a pool dataset, and on one transport each a clone and a
 # dataset received by send/receive (then `pool verify`), and ends with one summary line.
@@ -109,12 +109,12 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null; }
 fi
-# the external suites build pjdfstest (Rust >= 1.85) and go-fuse's posixtest (Go >= 1.22); Debian's
+# the external suites build pjdfstest and fsx (Rust >= 1.85) and go-fuse's posixtest (Go >= 1.22); Debian's
 # packages are older, so a fresh machine needs rustup and a Go toolchain: say so now, not after the Java run
 if [ $external = 1 ]; then
   export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH:/usr/local/go/bin"
   missing=()
-  command -v pjdfstest >/dev/null || command -v cargo >/dev/null || missing+=("Rust >= 1.85 for pjdfstest (curl --proto '=https' -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal)")
+  { command -v pjdfstest && command -v fsx; } >/dev/null || command -v cargo >/dev/null || missing+=("Rust >= 1.85 for pjdfstest and fsx (curl --proto '=https' -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal)")
   command -v go >/dev/null || missing+=("Go >= 1.22 for go-fuse posixtest (https://go.dev/dl, into /usr/local/go)")
   if [ ${#missing[@]} -gt 0 ]; then
     echo "ringfuse test: the external suites need:" >&2
