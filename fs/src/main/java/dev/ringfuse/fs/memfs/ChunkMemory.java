@@ -5,8 +5,12 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -19,6 +23,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *   <li>A slot handed out reads as zeros: a slab starts zeroed (anonymous mmap) and every freed slot, or page
  *       of a slot, is given back with {@code madvise(MADV_DONTNEED)}, after which the kernel maps zeros again.
  *       So resident memory (RSS) follows the pages actually written, not the peak.</li>
+ *   <li>Except for a short while: a slot freed whole is kept resident ("warm", at most {@link #WARM_LIMIT}
+ *       bytes of its written pages) for {@link #WARM_NANOS}, and the next allocate zeroes those pages itself.
+ *       A page fault on fresh anonymous memory costs ~3 µs on this kind of machine against ~0.2 µs to zero a
+ *       resident page (fs/DESIGN.md), so a file written after another was deleted, the usual churn of a tmpfs,
+ *       does not fault again; a trimmer gives back what was not reused in time, so RSS still comes back.</li>
  *   <li>The slab is the unit of mmap, so a 3 GiB file costs 48 mappings of 64 MiB, not 49,152 (the kernel
  *       allows 65,530 mappings per process by default). A slab left without slots is unmapped, except one
  *       kept so that a create/delete loop does not map and unmap all the time.</li>
@@ -63,6 +72,17 @@ final class ChunkMemory implements AutoCloseable {
     /** A slot: its memory, and the slab to give it back to. */
     record Slot(MemorySegment memory, Slab slab, int index) {}
 
+    /** Written pages kept resident after their slot was freed: at most this many bytes, per instance. */
+    static final long WARM_LIMIT = 128L << 20;
+    /** How long a warm slot waits for reuse before its pages go back to the kernel. */
+    static final long WARM_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int PAGE = 4096;
+    /** One daemon thread for every instance's trim: a trim is a few madvise calls a second at most. */
+    private static final ScheduledExecutorService TRIMMER = trimmer();
+
+    /** A freed slot still resident: {@code dirty} has a bit for each page that may hold data. */
+    private record Warm(Slot slot, long dirty, long freedAt) {}
+
     private final int chunkSize;
     private final int slotsPerSlab;
     private final List<Slab> slabs = new ArrayList<>();
@@ -71,16 +91,43 @@ final class ChunkMemory implements AutoCloseable {
     /** Where the last slot was found, to start the next search there. */
     private int cursor;
     private boolean closed;
+    /** Warm slots, newest first (a reused slot is the one most likely still in the CPU's cache). */
+    private final ArrayDeque<Warm> warm = new ArrayDeque<>();
+    private final long warmLimit;
+    private long warmBytes;
+    private boolean trimScheduled;
 
     ChunkMemory(int chunkSize) {
+        this(chunkSize, WARM_LIMIT);
+    }
+
+    /** {@code warmLimit}: bytes of freed pages kept resident for reuse (0: every free gives them back at once). */
+    ChunkMemory(int chunkSize, long warmLimit) {
+        if (chunkSize > 64 * PAGE) throw new IllegalArgumentException("a slot has at most 64 pages: " + chunkSize);
         this.chunkSize = chunkSize;
         this.slotsPerSlab = (int) Math.max(1, SLAB_BYTES / chunkSize);
+        this.warmLimit = warmLimit;
     }
 
     int chunkSize() { return chunkSize; }
 
     /** A zeroed slot of {@link #chunkSize()} bytes. Throws {@link OutOfMemoryError} if the kernel refuses a slab. */
     Slot allocate() {
+        Warm w;
+        synchronized (this) {
+            if (closed) throw new IllegalStateException("chunk memory closed");
+            w = warm.pollFirst();
+            if (w != null) warmBytes -= residentBytes(w.dirty());
+        }
+        if (w != null) {
+            // the caller owns the slot from here on: zero outside the monitor
+            zero(w.slot(), w.dirty());
+            return w.slot();
+        }
+        return allocateCold();
+    }
+
+    private Slot allocateCold() {
         synchronized (this) {
             if (closed) throw new IllegalStateException("chunk memory closed");
             for (int k = 0; k < slabs.size(); k++) {
@@ -99,7 +146,71 @@ final class ChunkMemory implements AutoCloseable {
         }
     }
 
-    /** Gives a slot back; its pages go back to the kernel first. */
+    /**
+     * Gives a slot back. {@code dirty}: a bit for each page that may hold data (the slot's other pages must be
+     * zero). Kept warm while there is room, else its pages go back to the kernel first.
+     */
+    void free(Slot slot, long dirty) {
+        long bytes = residentBytes(dirty);
+        if (bytes > 0 && bytes <= warmLimit) {
+            boolean schedule = false;
+            synchronized (this) {
+                if (!closed && warmBytes + bytes <= warmLimit) {
+                    warm.addFirst(new Warm(slot, dirty, System.nanoTime()));
+                    warmBytes += bytes;
+                    schedule = !trimScheduled;
+                    trimScheduled = true;
+                }
+                else bytes = -1;
+            }
+            if (bytes >= 0) {
+                if (schedule) TRIMMER.schedule(this::trim, WARM_NANOS, TimeUnit.NANOSECONDS);
+                return;
+            }
+        }
+        free(slot);
+    }
+
+    /** Gives back the warm slots that waited {@link #WARM_NANOS}; runs again while any are left. */
+    private void trim() {
+        List<Slot> cold = new ArrayList<>();
+        long next;
+        synchronized (this) {
+            long now = System.nanoTime();
+            Warm w;
+            while ((w = warm.peekLast()) != null && now - w.freedAt() >= WARM_NANOS) {
+                warm.pollLast();
+                warmBytes -= residentBytes(w.dirty());
+                cold.add(w.slot());
+            }
+            w = warm.peekLast();
+            next = w == null ? -1 : WARM_NANOS - (now - w.freedAt());
+            trimScheduled = next >= 0;
+        }
+        for (Slot s : cold) free(s);
+        if (next >= 0) TRIMMER.schedule(this::trim, Math.max(next, TimeUnit.MILLISECONDS.toNanos(10)), TimeUnit.NANOSECONDS);
+    }
+
+    /** Bytes held by warm slots, for tests. */
+    synchronized long warmBytes() { return warmBytes; }
+
+    private static long residentBytes(long dirty) {
+        return (long) Long.bitCount(dirty) * PAGE;
+    }
+
+    /** Zeroes the pages of {@code dirty}, run by run; the slot's other pages are zero already. */
+    private static void zero(Slot slot, long dirty) {
+        long bits = dirty;
+        while (bits != 0) {
+            int p = Long.numberOfTrailingZeros(bits);
+            int q = p + Long.numberOfTrailingZeros(~(bits >>> p));
+            if (q > 64) q = 64;
+            slot.memory().asSlice((long) p * PAGE, (long) (q - p) * PAGE).fill((byte) 0);
+            bits = q == 64 ? 0 : bits & (-1L << q);
+        }
+    }
+
+    /** Gives a slot back now; its pages go back to the kernel first. */
     void free(Slot slot) {
         Slab s = slot.slab();
         discard(slot, 0, chunkSize);
@@ -146,6 +257,8 @@ final class ChunkMemory implements AutoCloseable {
             closed = true;
             all = List.copyOf(slabs);
             slabs.clear();
+            warm.clear();
+            warmBytes = 0;
         }
         for (Slab s : all) s.arena.close();
     }
@@ -188,6 +301,16 @@ final class ChunkMemory implements AutoCloseable {
         } catch (Throwable t) {
             throw new IllegalStateException("munmap", t);
         }
+    }
+
+    private static ScheduledExecutorService trimmer() {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "memfs-trim");
+            t.setDaemon(true);
+            return t;
+        });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
     }
 
     private static MethodHandle call(String name, FunctionDescriptor fd) {

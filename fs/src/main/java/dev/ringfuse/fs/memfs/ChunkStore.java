@@ -161,7 +161,7 @@ final class ChunkStore {
         }
         long firstDropped = (newSize >>> shift) + ((newSize & mask) != 0 ? 1 : 0);
         Map<Long, Chunk> tail = chunks.tailMap(firstDropped, true);
-        for (Chunk c : tail.values()) release(c);
+        for (Chunk c : tail.values()) release(c, true);
         tail.clear();
         if ((newSize & mask) != 0) clearRange(newSize >>> shift, (int) (newSize & mask), chunkSize);
         size = newSize;
@@ -245,7 +245,7 @@ final class ChunkStore {
 
     /** Frees every chunk; the size is left as it is. */
     void clear() {
-        for (Chunk c : chunks.values()) release(c);
+        for (Chunk c : chunks.values()) release(c, true);
         chunks.clear();
     }
 
@@ -263,13 +263,21 @@ final class ChunkStore {
     }
 
     /** Gives a chunk's memory and its accounted pages back (the caller removes it from the map). */
-    private void release(Chunk c) {
-        long bytes = (long) Long.bitCount(c.present) * PAGE;
+    /**
+     * Frees a chunk's slot. {@code warm}: it may stay resident a moment for reuse (a file deleted or truncated,
+     * which is usually followed by writing another); a punched hole or zeroed range gives its memory back at
+     * once, as tmpfs does, since that is what the caller asked for.
+     */
+    private void release(Chunk c, boolean warm) {
+        long present = c.present;
+        long bytes = (long) Long.bitCount(present) * PAGE;
         allocated -= bytes;
         space.release(bytes);
         c.present = 0;
         c.data = 0;
-        memory.free(c.slot);
+        // only present pages can hold data (the others are zero), so only they need zeroing on reuse
+        if (warm) memory.free(c.slot, present);
+        else memory.free(c.slot);
     }
 
     /**
@@ -283,7 +291,7 @@ final class ChunkStore {
         long whole = lo < hi ? pages(lo, hi) & c.present : 0;
         if (whole == c.present) {
             chunks.remove(idx);
-            release(c);
+            release(c, false);
             return;
         }
         zeroPartial(c, from, Math.min(to, lo));

@@ -290,4 +290,69 @@ class ChunkStoreTest {
         mem.close();
         assertEquals(0, mem.slabCount());
     }
+
+    @Test
+    void aChunkFreedWholeIsReusedAndReadsAsZeros() {
+        ChunkMemory mem = new ChunkMemory(CHUNK);
+        ChunkStore a = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        write(a, 0, bytes(3 * CHUNK, 7)); // every page of three chunks written
+        write(a, 5 * CHUNK + 123, bytes(10, 9)); // one page of a fourth
+        a.truncate(0);
+        assertEquals(3 * CHUNK + ChunkStore.PAGE, mem.warmBytes(), "written pages kept resident for reuse");
+        ChunkStore b = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        write(b, 100, new byte[] {1});
+        write(b, CHUNK + 5000, new byte[] {2});
+        write(b, 2 * CHUNK + CHUNK - 1, new byte[] {3});
+        write(b, 3 * CHUNK + 17, new byte[] {4});
+        assertTrue(mem.warmBytes() < 3 * CHUNK + ChunkStore.PAGE, "b took warm slots: " + mem.warmBytes());
+        b.truncate(4 * CHUNK); // growing shows the rest of each page, which must be zero too
+        byte[] want = new byte[4 * CHUNK];
+        want[100] = 1;
+        want[CHUNK + 5000] = 2;
+        want[3 * CHUNK - 1] = 3;
+        want[3 * CHUNK + 17] = 4;
+        assertArrayEquals(want, read(b, 0, 4 * CHUNK), "a reused slot shows nothing of its previous file");
+        mem.close();
+    }
+
+    @Test
+    void warmMemoryGoesBackToTheKernelWithinASecond() throws InterruptedException {
+        ChunkMemory mem = new ChunkMemory(CHUNK);
+        ChunkStore a = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        write(a, 0, bytes(4 * CHUNK, 3));
+        a.truncate(0);
+        assertEquals(4 * CHUNK, mem.warmBytes());
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (mem.warmBytes() > 0 && System.nanoTime() < deadline) Thread.sleep(50);
+        assertEquals(0, mem.warmBytes(), "not reused within " + ChunkMemory.WARM_NANOS + " ns: given back");
+        ChunkStore b = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        write(b, 10, new byte[] {5});
+        b.truncate(CHUNK);
+        byte[] want = new byte[CHUNK];
+        want[10] = 5;
+        assertArrayEquals(want, read(b, 0, CHUNK));
+        mem.close();
+    }
+
+    @Test
+    void warmMemoryStaysWithinItsLimit() {
+        ChunkMemory mem = new ChunkMemory(CHUNK, 2L * CHUNK);
+        ChunkStore a = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        write(a, 0, bytes(6 * CHUNK, 1));
+        a.truncate(0);
+        assertEquals(2L * CHUNK, mem.warmBytes());
+        ChunkMemory punched = new ChunkMemory(CHUNK);
+        ChunkStore p = new ChunkStore(punched, ChunkStore.Space.UNLIMITED);
+        write(p, 0, bytes(2 * CHUNK, 1));
+        p.punchHole(0, 2 * CHUNK); // asked to give the memory back: it goes now, not warm
+        assertEquals(0, punched.warmBytes());
+        punched.close();
+        ChunkMemory none = new ChunkMemory(CHUNK, 0);
+        ChunkStore c = new ChunkStore(none, ChunkStore.Space.UNLIMITED);
+        write(c, 0, bytes(2 * CHUNK, 1));
+        c.truncate(0);
+        assertEquals(0, none.warmBytes());
+        mem.close();
+        none.close();
+    }
 }
