@@ -30,6 +30,11 @@ final class Database implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger("dev.ringfuse.sqlfs");
     private static final int RETRIES = 50;
+    /** Failed serializations after which a write transaction runs alone ({@link #alone}). */
+    private static final int ALONE_AFTER = 3;
+    /** The advisory lock key of the writers' gate: "ringfuse" in ASCII, apart from an application's own keys. */
+    private static final long GATE_KEY = 0x72696e6766757365L;
+    private static final String GATE_SHARED = "SELECT pg_advisory_xact_lock_shared(" + GATE_KEY + ")";
     /** How long an operation keeps trying to reach a database that went away before it answers EIO. */
     private static final long RECONNECT_NANOS = 10_000_000_000L;
 
@@ -179,7 +184,10 @@ final class Database implements AutoCloseable {
         long start = System.nanoTime();
         for (int attempt = 0; ; attempt++) {
             try (Connection c = pool.getConnection()) {
-                return dialect == Dialect.SQLITE ? sqlite(c, work, write) : postgres(c, work);
+                if (dialect == Dialect.SQLITE) return sqlite(c, work, write);
+                if (!write) return postgres(c, work, null);
+                if (attempt < ALONE_AFTER) return postgres(c, work, GATE_SHARED);
+                return alone(c, work);
             } catch (CommitFailed e) {
                 throw Errors.map(e.cause); // it may or may not have committed: never run it twice
             } catch (SQLException e) {
@@ -217,8 +225,38 @@ final class Database implements AutoCloseable {
         }
     }
 
-    private static <T> T postgres(Connection c, Work<T> work) throws SQLException {
+    /**
+     * Runs a write transaction that failed serialization {@link #ALONE_AFTER} times with no other write
+     * transaction beside it. Under SERIALIZABLE a large one (a truncate deleting thousands of block rows)
+     * takes enough predicate locks for PostgreSQL to widen them to whole pages and tables, after which it
+     * conflicts with every concurrent writer and can lose every retry: fsx's four writers on 32 MiB files
+     * made a truncate fail 50 times running (EIO). Every write transaction holds the gate shared; this one
+     * takes it exclusively, at session level and before its transaction begins, so that its snapshot comes
+     * after every writer it waited for has committed: with no concurrent writer, it cannot be the pivot
+     * of a dangerous structure and commits. A queued exclusive request holds back later shared ones (the
+     * lock manager queues behind a waiter), so it is not starved; the lock goes with the session if the
+     * connection breaks. Every mount of the database uses the same key, so it works across machines.
+     */
+    private static <T> T alone(Connection c, Work<T> work) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT pg_advisory_lock(" + GATE_KEY + ")");
+            c.commit(); // end the transaction the lock ran in: the work's snapshot is taken after the wait
+            try {
+                return postgres(c, work, null);
+            } finally {
+                s.execute("SELECT pg_advisory_unlock(" + GATE_KEY + ")");
+                c.commit();
+            }
+        }
+    }
+
+    private static <T> T postgres(Connection c, Work<T> work, String gate) throws SQLException {
         try {
+            if (gate != null) {
+                try (Statement s = c.createStatement()) {
+                    s.execute(gate);
+                }
+            }
             T r = work.run(c);
             try {
                 c.commit();
