@@ -171,23 +171,30 @@ final class ChunkMemory implements AutoCloseable {
         free(slot);
     }
 
-    /** Gives back the warm slots that waited {@link #WARM_NANOS}; runs again while any are left. */
+    /**
+     * Gives back the warm slots that waited {@link #WARM_NANOS}; runs again while any are left. All of it
+     * under the monitor: close (the MemFs's cleaner, on another thread) unmaps the slabs once it has set
+     * {@code closed} under the same monitor, so no madvise here can reach an address that was unmapped and
+     * perhaps mapped again for something else.
+     */
     private void trim() {
-        List<Slot> cold = new ArrayList<>();
         long next;
         synchronized (this) {
+            if (closed) {
+                trimScheduled = false;
+                return;
+            }
             long now = System.nanoTime();
             Warm w;
             while ((w = warm.peekLast()) != null && now - w.freedAt() >= WARM_NANOS) {
                 warm.pollLast();
                 warmBytes -= residentBytes(w.dirty());
-                cold.add(w.slot());
+                free(w.slot());
             }
             w = warm.peekLast();
             next = w == null ? -1 : WARM_NANOS - (now - w.freedAt());
             trimScheduled = next >= 0;
         }
-        for (Slot s : cold) free(s);
         if (next >= 0) TRIMMER.schedule(this::trim, Math.max(next, TimeUnit.MILLISECONDS.toNanos(10)), TimeUnit.NANOSECONDS);
     }
 
