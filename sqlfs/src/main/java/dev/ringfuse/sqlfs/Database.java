@@ -30,11 +30,23 @@ final class Database implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger("dev.ringfuse.sqlfs");
     private static final int RETRIES = 50;
-    /** Failed serializations after which a write transaction runs alone ({@link #alone}). */
+    /**
+     * A write transaction that failed serialization this many times runs alone. Under SERIALIZABLE a large
+     * one (a truncate deleting thousands of block rows) takes enough predicate locks for PostgreSQL to widen
+     * them to pages and tables, after which it conflicts with every concurrent writer and can lose every
+     * retry: fsx's four writers on 32 MiB files made a truncate fail 50 times running (EIO). So every write
+     * transaction begins by locking the gate shared, and one that failed this often locks it exclusively,
+     * waiting for the writers in flight and holding back new ones (PostgreSQL queues later requests behind a
+     * waiting one, so it is not starved). LOCK TABLE is not a query: the transaction's snapshot is taken at
+     * its first query, after the lock is granted, so it sees every writer it waited for as committed and,
+     * with no concurrent writer, cannot be the pivot of a cycle. The lock is the transaction's, gone at its
+     * commit or rollback (or with the session); the gate is a table, so the mounts of other machines step
+     * aside too. ACCESS SHARE does not conflict with the rows the writers change in fs_meta, and readers do
+     * not take it.
+     */
     private static final int ALONE_AFTER = 3;
-    /** The advisory lock key of the writers' gate: "ringfuse" in ASCII, apart from an application's own keys. */
-    private static final long GATE_KEY = 0x72696e6766757365L;
-    private static final String GATE_SHARED = "SELECT pg_advisory_xact_lock_shared(" + GATE_KEY + ")";
+    private static final String GATE_SHARED = "LOCK TABLE fs_meta IN ACCESS SHARE MODE";
+    private static final String GATE_ALONE = "LOCK TABLE fs_meta IN ACCESS EXCLUSIVE MODE";
     /** How long an operation keeps trying to reach a database that went away before it answers EIO. */
     private static final long RECONNECT_NANOS = 10_000_000_000L;
 
@@ -186,8 +198,7 @@ final class Database implements AutoCloseable {
             try (Connection c = pool.getConnection()) {
                 if (dialect == Dialect.SQLITE) return sqlite(c, work, write);
                 if (!write) return postgres(c, work, null);
-                if (attempt < ALONE_AFTER) return postgres(c, work, GATE_SHARED);
-                return alone(c, work);
+                return postgres(c, work, attempt < ALONE_AFTER ? GATE_SHARED : GATE_ALONE);
             } catch (CommitFailed e) {
                 throw Errors.map(e.cause); // it may or may not have committed: never run it twice
             } catch (SQLException e) {
@@ -222,31 +233,6 @@ final class Database implements AutoCloseable {
         } catch (SQLException | RuntimeException | Error e) {
             rollback(c);
             throw e;
-        }
-    }
-
-    /**
-     * Runs a write transaction that failed serialization {@link #ALONE_AFTER} times with no other write
-     * transaction beside it. Under SERIALIZABLE a large one (a truncate deleting thousands of block rows)
-     * takes enough predicate locks for PostgreSQL to widen them to whole pages and tables, after which it
-     * conflicts with every concurrent writer and can lose every retry: fsx's four writers on 32 MiB files
-     * made a truncate fail 50 times running (EIO). Every write transaction holds the gate shared; this one
-     * takes it exclusively, at session level and before its transaction begins, so that its snapshot comes
-     * after every writer it waited for has committed: with no concurrent writer, it cannot be the pivot
-     * of a dangerous structure and commits. A queued exclusive request holds back later shared ones (the
-     * lock manager queues behind a waiter), so it is not starved; the lock goes with the session if the
-     * connection breaks. Every mount of the database uses the same key, so it works across machines.
-     */
-    private static <T> T alone(Connection c, Work<T> work) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("SELECT pg_advisory_lock(" + GATE_KEY + ")");
-            c.commit(); // end the transaction the lock ran in: the work's snapshot is taken after the wait
-            try {
-                return postgres(c, work, null);
-            } finally {
-                s.execute("SELECT pg_advisory_unlock(" + GATE_KEY + ")");
-                c.commit();
-            }
         }
     }
 

@@ -178,22 +178,26 @@ final class ChunkMemory implements AutoCloseable {
      * perhaps mapped again for something else.
      */
     private void trim() {
-        long next;
-        synchronized (this) {
-            if (closed) {
-                trimScheduled = false;
-                return;
+        long next = WARM_NANOS; // a trim that fails part way is tried again, never left unscheduled
+        try {
+            synchronized (this) {
+                if (closed) {
+                    trimScheduled = false;
+                    return;
+                }
+                long now = System.nanoTime();
+                Warm w;
+                while ((w = warm.peekLast()) != null && now - w.freedAt() >= WARM_NANOS) {
+                    warm.pollLast();
+                    warmBytes -= residentBytes(w.dirty());
+                    free(w.slot());
+                }
+                w = warm.peekLast();
+                next = w == null ? -1 : WARM_NANOS - (now - w.freedAt());
+                trimScheduled = next >= 0;
             }
-            long now = System.nanoTime();
-            Warm w;
-            while ((w = warm.peekLast()) != null && now - w.freedAt() >= WARM_NANOS) {
-                warm.pollLast();
-                warmBytes -= residentBytes(w.dirty());
-                free(w.slot());
-            }
-            w = warm.peekLast();
-            next = w == null ? -1 : WARM_NANOS - (now - w.freedAt());
-            trimScheduled = next >= 0;
+        } catch (RuntimeException | Error e) {
+            System.getLogger("dev.ringfuse.fs.memfs").log(System.Logger.Level.WARNING, "memfs: giving back freed memory failed", e);
         }
         if (next >= 0) TRIMMER.schedule(this::trim, Math.max(next, TimeUnit.MILLISECONDS.toNanos(10)), TimeUnit.NANOSECONDS);
     }
