@@ -190,12 +190,12 @@ def rotated(items, k):
     return items[k:] + items[:k]
 
 
-def run_rounds(ctx, args, lives, meta_bin, cmds):
+def run_rounds(ctx, args, lives, meta_bin, cmds, job_list=None, metadata=True):
     """Every job, then the metadata job, in rounds: each round runs every live peer once, in a rotated
     order, so that a change in the machine's load hits all peers alike instead of whichever ran then.
     Round i of one peer and round i of another ran minutes apart at most: their ratio is the paired one
     report.py checks for agreement."""
-    for job in jobs.JOBS:
+    for job in jobs.JOBS if job_list is None else job_list:
         for k in range(args.reps):
             ctx.idle_checks.append(dict(wait_for_calm(args.calm_wait), round=f"{job.key} {k + 1}"))
             for live in rotated([lv for lv in lives if lv.alive()], k):
@@ -221,6 +221,12 @@ def run_rounds(ctx, args, lives, meta_bin, cmds):
                 s = j["value"]
                 log(f"{live.peer.name}: {job.key} median {s['median']:.0f} {job.metric} "
                     f"(min {s['min']:.0f}, max {s['max']:.0f}, spread {spread(s):.0%})")
+                for lat in ("sync_p50_us", "sync_p99_us"):
+                    got = [r[lat] for r in j["reps"] if r.get(lat) is not None]
+                    if got:
+                        j[lat] = summarize(got)
+    if not metadata:
+        return
     metas = {live.peer.name: [] for live in lives}
     for k in range(args.reps):
         ctx.idle_checks.append(dict(wait_for_calm(args.calm_wait), round=f"metadata {k + 1}"))

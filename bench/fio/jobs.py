@@ -16,9 +16,10 @@ FIO_COMMON = ["--output-format=json", "--group_reporting"]
 class Job:
     """One fio job. `metric` is "iops" or "mibps"; `rw` is the fio result side ("read" or "write")."""
 
-    def __init__(self, key, title, args, metric, rw, time_based, awake=False, fresh_file=False):
+    def __init__(self, key, title, args, metric, rw, time_based, awake=False, fresh_file=False, sync_lat=False):
         self.key, self.title, self.args, self.metric, self.rw = key, title, args, metric, rw
         self.time_based, self.awake, self.fresh_file = time_based, awake, fresh_file
+        self.sync_lat = sync_lat  # also record fio's fsync/fdatasync latency percentiles
 
     @property
     def fio_name(self):
@@ -53,6 +54,18 @@ JOBS = [
     Job("j3-write", "j3 sequential write 1 MiB + fsync, MiB/s", J3W, "mibps", "write", False, fresh_file=True),
     Job("j4", "j4 randwrite 4k QD1 direct, IOPS", J4, "iops", "write", True),
     Job("j4-awake", "j4 with two nice-19 busy loops (awake CPUs), IOPS", J4, "iops", "write", True, awake=True),
+]
+
+# Durability on real storage (`bench pool` only: on tmpfs an fsync is free). A 4 KiB write then fdatasync, as
+# a database's log appends; a 4 KiB overwrite at random in a written file then fsync, as its page writes.
+FSYNC_SEQ = ["--rw=write", "--bs=4k", "--ioengine=sync", "--fdatasync=1", "--size=64M", "--fallocate=none"]
+FSYNC_RAND = ["--rw=randwrite", "--bs=4k", "--ioengine=sync", "--fsync=1", "--size=32M", "--overwrite=1",
+              "--fallocate=none"]
+FSYNC_JOBS = [
+    Job("fsync-seq", "4k appends each followed by fdatasync, IOPS", FSYNC_SEQ, "iops", "write", True,
+        fresh_file=True, sync_lat=True),
+    Job("fsync-rand", "4k random overwrites each followed by fsync, IOPS", FSYNC_RAND, "iops", "write", True,
+        fresh_file=True, sync_lat=True),
 ]
 
 METADATA_PHASES = ["create", "ls-l", "stat", "unlink"]
@@ -91,11 +104,18 @@ def run_fio(job, directory, runtime, loops, tmp, pid, commands):
     if r.returncode != 0:
         raise RuntimeError(f"fio {job.key} exit {r.returncode}: {(r.stderr or r.stdout).strip()[-400:]}")
     with open(out) as f:
-        side = fio_job(f.read())[job.rw]
+        whole = fio_job(f.read())
+    side = whole[job.rw]
     ios = side["total_ios"]
     value = side["iops"] if job.metric == "iops" else side["bw_bytes"] / (1 << 20)
-    return {"value": value, "cpu_s": cpu, "ios": ios,
-            "cpu_us_per_io": round(cpu * 1e6 / ios, 2) if cpu is not None and ios else None}
+    result = {"value": value, "cpu_s": cpu, "ios": ios,
+              "cpu_us_per_io": round(cpu * 1e6 / ios, 2) if cpu is not None and ios else None}
+    if job.sync_lat:
+        pct = (whole.get("sync", {}).get("lat_ns") or {}).get("percentile") or {}
+        for name, key in (("sync_p50_us", "50.000000"), ("sync_p99_us", "99.000000")):
+            if key in pct:
+                result[name] = round(pct[key] / 1e3, 1)
+    return result
 
 
 def layout(job, directory, commands):

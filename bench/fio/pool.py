@@ -78,6 +78,8 @@ def parse_args(argv):
     p.add_argument("--no-bonnie", action="store_true")
     p.add_argument("--no-fio", action="store_true")
     p.add_argument("--no-verify", action="store_true")
+    p.add_argument("--jobs", help="comma-separated fio jobs and `metadata` (default: all): "
+                   + ",".join(j.key for j in jobs.JOBS + jobs.FSYNC_JOBS) + ",metadata")
     p.add_argument("--jfr", help="record a JFR file of every pool server into this directory, and write "
                    "where each bonnie++ phase spends the server's CPU there (a profiling run: not for figures)")
     p.add_argument("--calm-wait", type=int, help="seconds to wait for an idle machine before each round "
@@ -94,6 +96,11 @@ def parse_args(argv):
     a.calm_wait = a.calm_wait if a.calm_wait is not None else (3 if q else 15)
     a.loops = 1 if q else 4
     a.warmup = 1 if q else 8
+    known = [j.key for j in jobs.JOBS + jobs.FSYNC_JOBS] + ["metadata"]
+    a.job_keys = [k.strip() for k in a.jobs.split(",") if k.strip()] if a.jobs else known
+    bad = [k for k in a.job_keys if k not in known]
+    if bad:
+        p.error(f"unknown job(s) {', '.join(bad)}; known: {', '.join(known)}")
     return a
 
 
@@ -147,7 +154,7 @@ def prepare(rn, args, peer, cmds):
         live.data = os.path.join(live.mnt, "data")
         os.makedirs(live.data)
         if not args.no_fio:
-            jobs.prepare(live.data, args.warmup, rn.logs, cmds)
+            jobs.prepare(live.data, args.warmup, rn.logs, cmds, keys=set(args.job_keys))
     except (RuntimeError, OSError, pool_peers.PeerError, subprocess.SubprocessError) as e:
         rec["errors"].append(str(e))
         log(f"{peer.name}: FAILED before measuring: {e}")
@@ -309,7 +316,8 @@ def main(argv):
             finally:
                 summarize_bonnie(lives)
         if not args.no_fio:
-            harness.run_rounds(rn, args, lives, meta_bin, cmds)
+            job_list = [j for j in jobs.JOBS + jobs.FSYNC_JOBS if j.key in args.job_keys]
+            harness.run_rounds(rn, args, lives, meta_bin, cmds, job_list, "metadata" in args.job_keys)
         if not args.no_verify:
             verify = run_verify(rn, args, lives)
     except KeyboardInterrupt:

@@ -6,7 +6,7 @@ import sys
 
 import bonnie
 import report
-from jobs import JOBS, METADATA_PHASES
+from jobs import FSYNC_JOBS, JOBS, METADATA_PHASES
 
 ANALYSIS = "<!-- analysis: hand-written below this line; pool_report.py keeps it when it rewrites the file -->"
 # the issue's targets, as ratios to btrfs in the same run
@@ -82,6 +82,29 @@ def ratio_rows(results, metrics, get, rounds_key, targets):
             cells.append(report.ratio_cell(a, b, targets[m], ratios) if target and m in targets
                          else report.plain_ratio(a, b, ratios))
         lines.append("| " + " | ".join([num["name"], den["name"] + (" (target)" if target else "")] + cells) + " |")
+    return lines
+
+
+def fsync_lines(results):
+    """The durability jobs: writes/s, each write followed by its fsync or fdatasync, and that call's latency."""
+    keys = [j.key for j in FSYNC_JOBS]
+    have = [r for r in results if any(k in r.get("jobs", {}) for k in keys)]
+    if not have:
+        return []
+    lines = ["", "## fsync (each 4 KiB write followed by fdatasync or fsync)", "",
+             "; ".join(f"`{j.key}`: {j.title}" for j in FSYNC_JOBS) + ". Median (min–max) of the rounds, "
+             "and the median over the rounds of the sync call's p50 and p99 latency (µs).", ""]
+    head = ["peer"] + [f"{k} {w}" for k in keys for w in ("IOPS", "sync p50 µs", "sync p99 µs")]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in have:
+        cells = [r["name"]]
+        for k in keys:
+            j = r["jobs"].get(k) or {}
+            cells.append(report.cell(j.get("value")))
+            cells += [f"{j[lat]['median']:,.0f}" if j.get(lat) else "-" for lat in ("sync_p50_us", "sync_p99_us")]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Ratios (IOPS):", ""]
+    lines += ratio_rows(have, keys, report.median, lambda k: k, {})
     return lines
 
 
@@ -197,6 +220,7 @@ def write(out, run, results):
     md += ratio_rows(results, keys, report.median, lambda k: k, {})
     md += ["", "Server CPU per operation (µs; pool servers only: a kernel filesystem's work is not in one process):", ""]
     md += report.cpu_table([r for r in fio_results if r["kind"] == "pool"])
+    md += fsync_lines(results)
     md += ["", "## `pool verify` against the device's sequential read bandwidth", ""]
     md += verify_lines(run, results)
     md += ["", "## Peers", "", "| peer | what | version, mount | problems |", "|---|---|---|---|"]
