@@ -249,12 +249,13 @@ final class ChunkStore {
         chunks.clear();
     }
 
-    private Chunk newChunk(long idx, long pagesReserved) {
+    /** A chunk for {@code pages}, which the caller reserved and marks present at once. */
+    private Chunk newChunk(long idx, long pages) {
         ChunkMemory.Slot slot;
         try {
-            slot = memory.allocate();
+            slot = memory.allocate(pages);
         } catch (RuntimeException | OutOfMemoryError e) {
-            space.release((long) Long.bitCount(pagesReserved) * PAGE);
+            space.release((long) Long.bitCount(pages) * PAGE);
             throw new FuseException(Errno.ENOMEM);
         }
         Chunk c = new Chunk(slot);
@@ -297,15 +298,7 @@ final class ChunkStore {
         zeroPartial(c, from, Math.min(to, lo));
         if (hi >= lo) zeroPartial(c, Math.max(from, hi), to);
         if (whole != 0) {
-            // give back runs of present pages
-            long bits = whole;
-            while (bits != 0) {
-                int p = Long.numberOfTrailingZeros(bits);
-                int q = p;
-                while (q < 64 && bit(bits, q)) q++;
-                memory.discard(c.slot, p << PAGE_SHIFT, q << PAGE_SHIFT);
-                bits &= ~pages(p << PAGE_SHIFT, q << PAGE_SHIFT);
-            }
+            memory.discard(c.slot, whole);
             long bytes = (long) Long.bitCount(whole) * PAGE;
             c.present &= ~whole;
             c.data &= ~whole;
