@@ -41,7 +41,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>Who may touch a slot: only the {@link ChunkStore} that got it, under its file's content lock (reads hold
  * it shared, every call that frees holds it exclusively), so no read can be copying out of a slot while it is
  * freed and handed to another file. Slot bookkeeping is under this object's monitor (a leaf lock); madvise
- * runs before the slot is back on the free list, so the next owner never sees it zapped late.
+ * runs before the slot is back on the free list, so the next owner never sees it zapped late. The trimmer, the
+ * one caller that can race a close (the MemFs's cleaner), madvises under the monitor, a batch at a time.
  */
 final class ChunkMemory implements AutoCloseable {
     private static final long SLAB_BYTES = 64L << 20;
@@ -80,6 +81,10 @@ final class ChunkMemory implements AutoCloseable {
     /** How long a warm slot waits for reuse before its pages go back to the kernel. */
     static final long WARM_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int PAGE = 4096;
+    /** Warm slots given back per hold of the monitor: an allocate or free waits for at most this many madvise calls. */
+    private static final int TRIM_BATCH = 64;
+    /** The soonest a trim that stopped short runs again, so that a failing one does not spin. */
+    private static final long MIN_RETRY = TimeUnit.MILLISECONDS.toNanos(10);
     /** One daemon thread for every instance's trim: a trim is a few madvise calls a second at most. */
     private static final ScheduledExecutorService TRIMMER = trimmer();
 
@@ -133,10 +138,15 @@ final class ChunkMemory implements AutoCloseable {
             if (w != null) warmBytes -= bytesOf(w.dirty());
         }
         if (w == null) return allocateCold();
-        // the caller owns the slot from here on: outside the monitor
-        zero(w.slot(), w.dirty() & wanted);
-        discard(w.slot(), w.dirty() & ~wanted);
-        return w.slot();
+        try {
+            // the caller owns the slot from here on: outside the monitor
+            zero(w.slot(), w.dirty() & wanted);
+            discard(w.slot(), w.dirty() & ~wanted);
+            return w.slot();
+        } catch (RuntimeException | Error e) {
+            requeue(w); // still resident with at most its dirty pages: the trimmer gives it back
+            throw e;
+        }
     }
 
     private Slot allocateCold() {
@@ -183,14 +193,32 @@ final class ChunkMemory implements AutoCloseable {
         free(slot);
     }
 
+    /** Puts back a warm slot whose reuse failed, as the oldest, so that the trimmer gives it back. */
+    private void requeue(Warm w) {
+        boolean schedule;
+        synchronized (this) {
+            if (closed) return;
+            warm.addLast(w);
+            warmBytes += bytesOf(w.dirty());
+            schedule = !trimScheduled;
+            trimScheduled = true;
+        }
+        if (schedule) TRIMMER.schedule(this::trim, warmNanos, TimeUnit.NANOSECONDS);
+    }
+
     /**
-     * Gives back the warm slots that waited {@code warmNanos}; runs again while any are left. All of it
-     * under the monitor: close (the MemFs's cleaner, on another thread) unmaps the slabs once it has set
-     * {@code closed} under the same monitor, so no madvise here can reach an address that was unmapped and
-     * perhaps mapped again for something else.
+     * Gives back up to {@link #TRIM_BATCH} warm slots that waited {@code warmNanos}, then runs again at once
+     * (more are due) or when the oldest is due; a trim that fails is logged and tried again later.
+     *
+     * <p>The madvise calls run under the monitor: close (the MemFs's cleaner, on another thread) unmaps the
+     * slabs once it has set {@code closed} under the same monitor, so none can reach an address that was
+     * unmapped and perhaps mapped again for something else. A slot leaves the queue only once its madvise
+     * succeeded, so a failure never loses it. A slab left empty is unmapped after the monitor is released:
+     * it is off the list by then, out of close's reach.
      */
     private void trim() {
-        long next = warmNanos; // a trim that fails part way is tried again, never left unscheduled
+        long next = warmNanos;
+        List<Slab> unmap = new ArrayList<>();
         try {
             synchronized (this) {
                 if (closed) {
@@ -198,20 +226,31 @@ final class ChunkMemory implements AutoCloseable {
                     return;
                 }
                 long now = System.nanoTime();
-                Warm w;
-                while ((w = warm.peekLast()) != null && now - w.freedAt() >= warmNanos) {
+                int n = 0;
+                for (Warm w; n < TRIM_BATCH && (w = warm.peekLast()) != null && now - w.freedAt() >= warmNanos; n++) {
+                    discard(w.slot(), -1L);
                     warm.pollLast();
                     warmBytes -= bytesOf(w.dirty());
-                    free(w.slot());
+                    Slab s = unuse(w.slot());
+                    if (s != null) unmap.add(s);
                 }
-                w = warm.peekLast();
-                next = w == null ? -1 : warmNanos - (now - w.freedAt());
+                Warm oldest = warm.peekLast();
+                next = n == TRIM_BATCH ? 0
+                        : oldest == null ? -1 : Math.max(warmNanos - (now - oldest.freedAt()), MIN_RETRY);
                 trimScheduled = next >= 0;
             }
         } catch (RuntimeException | Error e) {
-            System.getLogger("dev.ringfuse.fs.memfs").log(System.Logger.Level.WARNING, "memfs: giving back freed memory failed", e);
+            log("giving back freed memory failed", e);
+        } finally {
+            for (Slab s : unmap) {
+                try {
+                    s.arena.close();
+                } catch (RuntimeException | Error e) {
+                    log("unmapping a slab failed", e);
+                }
+            }
         }
-        if (next >= 0) TRIMMER.schedule(this::trim, Math.max(next, TimeUnit.MILLISECONDS.toNanos(10)), TimeUnit.NANOSECONDS);
+        if (next >= 0) TRIMMER.schedule(this::trim, next, TimeUnit.NANOSECONDS);
     }
 
     /** Bytes held by warm slots, for tests. */
@@ -232,23 +271,28 @@ final class ChunkMemory implements AutoCloseable {
 
     /** Gives a slot back now; its pages go back to the kernel first. */
     void free(Slot slot) {
-        Slab s = slot.slab();
         discard(slot, -1L);
-        Slab unmap = null;
+        Slab unmap;
         synchronized (this) {
-            if (closed) return;
-            s.used[slot.index() >>> 6] &= ~(1L << slot.index());
-            if (--s.inUse == 0) {
-                if (empty > 0) {
-                    slabs.remove(s);
-                    cursor = 0;
-                    unmap = s;
-                } else {
-                    empty++;
-                }
-            }
+            unmap = unuse(slot);
         }
         if (unmap != null) unmap.arena.close();
+    }
+
+    /** Marks a slot free; returns its slab if that is now to be unmapped (by the caller, outside the monitor). */
+    private Slab unuse(Slot slot) {
+        assert Thread.holdsLock(this);
+        if (closed) return null;
+        Slab s = slot.slab();
+        s.used[slot.index() >>> 6] &= ~(1L << slot.index());
+        if (--s.inUse > 0) return null;
+        if (empty == 0) {
+            empty++;
+            return null;
+        }
+        slabs.remove(s);
+        cursor = 0;
+        return s;
     }
 
     /**
@@ -353,6 +397,10 @@ final class ChunkMemory implements AutoCloseable {
         } catch (Throwable t) {
             throw new IllegalStateException("munmap", t);
         }
+    }
+
+    private static void log(String what, Throwable t) {
+        System.getLogger("dev.ringfuse.fs.memfs").log(System.Logger.Level.WARNING, "memfs: " + what, t);
     }
 
     private static ScheduledExecutorService trimmer() {

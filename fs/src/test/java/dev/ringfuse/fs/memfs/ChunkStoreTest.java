@@ -405,6 +405,21 @@ class ChunkStoreTest {
         mem.close();
     }
 
+    /** More warm slots than one trim gives back under the monitor: the trim goes on until all are back. */
+    @Test
+    void aTrimOfManySlotsGoesOnInBatchesUntilAllAreBack() throws InterruptedException {
+        ChunkMemory mem = new ChunkMemory(PAGE, ChunkMemory.WARM_LIMIT, TimeUnit.MILLISECONDS.toNanos(50));
+        ChunkStore a = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        write(a, 0, bytes(1000 * PAGE, 4));
+        a.truncate(0);
+        assertEquals(1000 * PAGE, mem.warmBytes());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (mem.warmBytes() > 0 && System.nanoTime() < deadline) Thread.sleep(20);
+        assertEquals(0, mem.warmBytes());
+        assertEquals(0, mem.residentBytes());
+        mem.close();
+    }
+
     @Test
     void warmMemoryStaysWithinItsLimit() {
         ChunkMemory mem = new ChunkMemory(CHUNK, 2L * CHUNK, HOUR);
