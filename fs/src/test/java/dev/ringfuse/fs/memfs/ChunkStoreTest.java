@@ -385,6 +385,32 @@ class ChunkStoreTest {
         mem.close();
     }
 
+    /**
+     * A chunk freed by a truncate that then failed part way has left the file: another file may be given
+     * its slot, and a later write to the first file must not land in it.
+     */
+    @Test
+    void aChunkFreedBeforeAFailureIsNoLongerTheFiles() {
+        ChunkMemory mem = warmForAnHour(CHUNK);
+        int[] releases = {0};
+        ChunkStore.Space failsSecond = new ChunkStore.Space() {
+            @Override public void reserve(long bytes) {}
+            @Override public void release(long bytes) {
+                if (++releases[0] == 2) throw new IllegalStateException("injected");
+            }
+        };
+        ChunkStore a = new ChunkStore(mem, failsSecond);
+        write(a, 0, bytes(2 * CHUNK, 1));
+        assertThrows(IllegalStateException.class, () -> a.truncate(0));
+        assertTrue(!a.chunkIndexes().contains(0L), "freed chunk still in the file: " + a.chunkIndexes());
+        ChunkStore b = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        byte[] mine = bytes(PAGE, 2);
+        write(b, 0, mine); // takes chunk 0's slot, warm
+        write(a, 0, bytes(PAGE, 3));
+        assertArrayEquals(mine, read(b, 0, PAGE), "a write to the first file reached the second's slot");
+        mem.close();
+    }
+
     @Test
     void warmMemoryGoesBackToTheKernelWithinASecond() throws InterruptedException {
         ChunkMemory mem = new ChunkMemory(CHUNK);
