@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
@@ -160,9 +161,8 @@ final class ChunkStore {
             return;
         }
         long firstDropped = (newSize >>> shift) + ((newSize & mask) != 0 ? 1 : 0);
-        Map<Long, Chunk> tail = chunks.tailMap(firstDropped, true);
-        for (Chunk c : tail.values()) release(c, true);
-        tail.clear();
+        NavigableMap<Long, Chunk> tail = chunks.tailMap(firstDropped, true);
+        for (Map.Entry<Long, Chunk> e; (e = tail.pollFirstEntry()) != null; ) release(e.getValue(), true);
         if ((newSize & mask) != 0) clearRange(newSize >>> shift, (int) (newSize & mask), chunkSize);
         size = newSize;
     }
@@ -245,16 +245,16 @@ final class ChunkStore {
 
     /** Frees every chunk; the size is left as it is. */
     void clear() {
-        for (Chunk c : chunks.values()) release(c, true);
-        chunks.clear();
+        for (Map.Entry<Long, Chunk> e; (e = chunks.pollFirstEntry()) != null; ) release(e.getValue(), true);
     }
 
-    private Chunk newChunk(long idx, long pagesReserved) {
+    /** A chunk for {@code pages}, which the caller reserved and marks present at once. */
+    private Chunk newChunk(long idx, long pages) {
         ChunkMemory.Slot slot;
         try {
-            slot = memory.allocate();
+            slot = memory.allocate(pages);
         } catch (RuntimeException | OutOfMemoryError e) {
-            space.release((long) Long.bitCount(pagesReserved) * PAGE);
+            space.release((long) Long.bitCount(pages) * PAGE);
             throw new FuseException(Errno.ENOMEM);
         }
         Chunk c = new Chunk(slot);
@@ -262,11 +262,12 @@ final class ChunkStore {
         return c;
     }
 
-    /** Gives a chunk's memory and its accounted pages back (the caller removes it from the map). */
     /**
-     * Frees a chunk's slot. {@code warm}: it may stay resident a moment for reuse (a file deleted or truncated,
-     * which is usually followed by writing another); a punched hole or zeroed range gives its memory back at
-     * once, as tmpfs does, since that is what the caller asked for.
+     * Gives a chunk's memory and its accounted pages back. The caller has removed it from the map already: if
+     * this fails part way, no chunk of this file is left pointing at a slot another file may be given.
+     * {@code warm}: the slot may stay resident a moment for reuse (a file deleted or truncated, which is
+     * usually followed by writing another); a punched hole or zeroed range gives its memory back at once, as
+     * tmpfs does, since that is what the caller asked for.
      */
     private void release(Chunk c, boolean warm) {
         long present = c.present;
@@ -297,15 +298,7 @@ final class ChunkStore {
         zeroPartial(c, from, Math.min(to, lo));
         if (hi >= lo) zeroPartial(c, Math.max(from, hi), to);
         if (whole != 0) {
-            // give back runs of present pages
-            long bits = whole;
-            while (bits != 0) {
-                int p = Long.numberOfTrailingZeros(bits);
-                int q = p;
-                while (q < 64 && bit(bits, q)) q++;
-                memory.discard(c.slot, p << PAGE_SHIFT, q << PAGE_SHIFT);
-                bits &= ~pages(p << PAGE_SHIFT, q << PAGE_SHIFT);
-            }
+            memory.discard(c.slot, whole);
             long bytes = (long) Long.bitCount(whole) * PAGE;
             c.present &= ~whole;
             c.data &= ~whole;

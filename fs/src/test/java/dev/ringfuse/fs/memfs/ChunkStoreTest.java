@@ -11,10 +11,19 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class ChunkStoreTest {
     private static final int CHUNK = 16 * 1024;
+    private static final int PAGE = ChunkStore.PAGE;
+    /** A warm period no test outlasts: a slot freed warm is still there when the test reuses it. */
+    private static final long HOUR = TimeUnit.HOURS.toNanos(1);
+
+    /** Chunk memory whose warm slots wait an hour. */
+    private static ChunkMemory warmForAnHour(int chunk) {
+        return new ChunkMemory(chunk, ChunkMemory.WARM_LIMIT, HOUR);
+    }
 
     private static byte[] bytes(int n, int seed) {
         byte[] b = new byte[n];
@@ -189,7 +198,8 @@ class ChunkStoreTest {
         Random r = new Random(42);
         int max = 6 * CHUNK, p = ChunkStore.PAGE, np = max / p;
         Limits limits = new Limits(Long.MAX_VALUE, 1);
-        ChunkStore s = new ChunkStore(CHUNK, limits);
+        ChunkMemory mem = warmForAnHour(CHUNK);
+        ChunkStore s = new ChunkStore(mem, limits);
         byte[] model = new byte[max];
         boolean[] present = new boolean[np], data = new boolean[np];
         int size = 0;
@@ -253,9 +263,13 @@ class ChunkStoreTest {
             for (boolean b : present) if (b) pages++;
             assertEquals(pages * p, s.allocatedBytes(), "allocated pages at step " + step);
             assertEquals(limits.usedBytes(), s.allocatedBytes(), "accounting at step " + step);
+            // fallocated pages are counted before they are touched, so resident may be less, never more
+            assertTrue(mem.residentBytes() <= s.allocatedBytes() + mem.warmBytes(), "resident but uncounted at step "
+                    + step + ": " + mem.residentBytes() + " > " + s.allocatedBytes() + " + " + mem.warmBytes());
         }
         s.clear();
         assertEquals(0, limits.usedBytes());
+        mem.close();
     }
 
     @Test
@@ -293,18 +307,21 @@ class ChunkStoreTest {
 
     @Test
     void aChunkFreedWholeIsReusedAndReadsAsZeros() {
-        ChunkMemory mem = new ChunkMemory(CHUNK);
+        ChunkMemory mem = warmForAnHour(CHUNK);
         ChunkStore a = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
         write(a, 0, bytes(3 * CHUNK, 7)); // every page of three chunks written
         write(a, 5 * CHUNK + 123, bytes(10, 9)); // one page of a fourth
         a.truncate(0);
-        assertEquals(3 * CHUNK + ChunkStore.PAGE, mem.warmBytes(), "written pages kept resident for reuse");
+        assertEquals(3 * CHUNK + PAGE, mem.warmBytes(), "written pages kept resident for reuse");
+        assertEquals(3 * CHUNK + PAGE, mem.residentBytes());
         ChunkStore b = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
         write(b, 100, new byte[] {1});
         write(b, CHUNK + 5000, new byte[] {2});
         write(b, 2 * CHUNK + CHUNK - 1, new byte[] {3});
         write(b, 3 * CHUNK + 17, new byte[] {4});
-        assertTrue(mem.warmBytes() < 3 * CHUNK + ChunkStore.PAGE, "b took warm slots: " + mem.warmBytes());
+        assertEquals(0, mem.warmBytes(), "b took the four warm slots");
+        assertEquals(4 * PAGE, b.allocatedBytes());
+        assertEquals(4 * PAGE, mem.residentBytes(), "the pages of a reused slot that b does not count went back");
         b.truncate(4 * CHUNK); // growing shows the rest of each page, which must be zero too
         byte[] want = new byte[4 * CHUNK];
         want[100] = 1;
@@ -315,6 +332,85 @@ class ChunkStoreTest {
         mem.close();
     }
 
+    /** Pages 0-1, 5, 9-12, 40 and 62-63 of a 64-page chunk: several runs, the last ending at the slot's end. */
+    private static final int[] SCATTERED = {0, 1, 5, 9, 10, 11, 12, 40, 62, 63};
+
+    /** A store on {@code mem} whose one chunk was written whole in the {@link #SCATTERED} pages, then freed. */
+    private static void writeScatteredAndFree(ChunkMemory mem) {
+        ChunkStore a = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        for (int pg : SCATTERED) write(a, (long) pg * PAGE, bytes(PAGE, pg + 1));
+        a.truncate(0);
+        assertEquals(SCATTERED.length * PAGE, mem.warmBytes());
+        assertEquals(SCATTERED.length * PAGE, mem.residentBytes(), "a warm slot stays resident");
+    }
+
+    @Test
+    void aReusedSlotKeepsResidentOnlyThePagesItsNewOwnerCounts() {
+        int chunk = ChunkStore.MAX_CHUNK;
+        ChunkMemory mem = warmForAnHour(chunk);
+        writeScatteredAndFree(mem);
+        ChunkStore b = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        // pages 9-12, the first and last partly: zeroed for b; the other runs go back to the kernel
+        byte[] mid = bytes(3 * PAGE, 11);
+        write(b, 9L * PAGE + 5, mid);
+        assertEquals(0, mem.warmBytes());
+        assertEquals(4 * PAGE, b.allocatedBytes());
+        assertEquals(4 * PAGE, mem.residentBytes(), "resident pages are the ones counted");
+        // then a byte into every other page: each page of the slot is present and read back
+        byte[] want = new byte[chunk];
+        System.arraycopy(mid, 0, want, 9 * PAGE + 5, mid.length);
+        for (int pg = 0; pg < 64; pg++) {
+            if (pg >= 9 && pg <= 12) continue;
+            write(b, (long) pg * PAGE + pg, new byte[] {(byte) (pg + 100)});
+            want[pg * PAGE + pg] = (byte) (pg + 100);
+        }
+        b.truncate(chunk);
+        assertArrayEquals(want, read(b, 0, chunk), "nothing of the previous file in any page");
+        assertEquals(chunk, b.allocatedBytes());
+        assertEquals(chunk, mem.residentBytes());
+        mem.close();
+    }
+
+    @Test
+    void aSlotReusedByFallocateReadsAsZerosInEveryPage() {
+        int chunk = ChunkStore.MAX_CHUNK;
+        ChunkMemory mem = warmForAnHour(chunk);
+        writeScatteredAndFree(mem);
+        ChunkStore b = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        b.allocate(0, chunk, false); // all 64 pages counted: every run of the old ones zeroed, none given back
+        assertEquals(0, mem.warmBytes());
+        assertEquals(chunk, b.allocatedBytes());
+        assertEquals(SCATTERED.length * PAGE, mem.residentBytes(), "the untouched pages are not faulted in");
+        assertArrayEquals(new byte[chunk], read(b, 0, chunk));
+        mem.close();
+    }
+
+    /**
+     * A chunk freed by a truncate that then failed part way has left the file: another file may be given
+     * its slot, and a later write to the first file must not land in it.
+     */
+    @Test
+    void aChunkFreedBeforeAFailureIsNoLongerTheFiles() {
+        ChunkMemory mem = warmForAnHour(CHUNK);
+        int[] releases = {0};
+        ChunkStore.Space failsSecond = new ChunkStore.Space() {
+            @Override public void reserve(long bytes) {}
+            @Override public void release(long bytes) {
+                if (++releases[0] == 2) throw new IllegalStateException("injected");
+            }
+        };
+        ChunkStore a = new ChunkStore(mem, failsSecond);
+        write(a, 0, bytes(2 * CHUNK, 1));
+        assertThrows(IllegalStateException.class, () -> a.truncate(0));
+        assertTrue(!a.chunkIndexes().contains(0L), "freed chunk still in the file: " + a.chunkIndexes());
+        ChunkStore b = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        byte[] mine = bytes(PAGE, 2);
+        write(b, 0, mine); // takes chunk 0's slot, warm
+        write(a, 0, bytes(PAGE, 3));
+        assertArrayEquals(mine, read(b, 0, PAGE), "a write to the first file reached the second's slot");
+        mem.close();
+    }
+
     @Test
     void warmMemoryGoesBackToTheKernelWithinASecond() throws InterruptedException {
         ChunkMemory mem = new ChunkMemory(CHUNK);
@@ -322,9 +418,10 @@ class ChunkStoreTest {
         write(a, 0, bytes(4 * CHUNK, 3));
         a.truncate(0);
         assertEquals(4 * CHUNK, mem.warmBytes());
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (mem.warmBytes() > 0 && System.nanoTime() < deadline) Thread.sleep(50);
         assertEquals(0, mem.warmBytes(), "not reused within " + ChunkMemory.WARM_NANOS + " ns: given back");
+        assertEquals(0, mem.residentBytes());
         ChunkStore b = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
         write(b, 10, new byte[] {5});
         b.truncate(CHUNK);
@@ -334,9 +431,24 @@ class ChunkStoreTest {
         mem.close();
     }
 
+    /** More warm slots than one trim gives back under the monitor: the trim goes on until all are back. */
+    @Test
+    void aTrimOfManySlotsGoesOnInBatchesUntilAllAreBack() throws InterruptedException {
+        ChunkMemory mem = new ChunkMemory(PAGE, ChunkMemory.WARM_LIMIT, TimeUnit.MILLISECONDS.toNanos(50));
+        ChunkStore a = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
+        write(a, 0, bytes(1000 * PAGE, 4));
+        a.truncate(0);
+        assertEquals(1000 * PAGE, mem.warmBytes());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (mem.warmBytes() > 0 && System.nanoTime() < deadline) Thread.sleep(20);
+        assertEquals(0, mem.warmBytes());
+        assertEquals(0, mem.residentBytes());
+        mem.close();
+    }
+
     @Test
     void warmMemoryStaysWithinItsLimit() {
-        ChunkMemory mem = new ChunkMemory(CHUNK, 2L * CHUNK);
+        ChunkMemory mem = new ChunkMemory(CHUNK, 2L * CHUNK, HOUR);
         ChunkStore a = new ChunkStore(mem, ChunkStore.Space.UNLIMITED);
         write(a, 0, bytes(6 * CHUNK, 1));
         a.truncate(0);
@@ -347,7 +459,7 @@ class ChunkStoreTest {
         p.punchHole(0, 2 * CHUNK); // asked to give the memory back: it goes now, not warm
         assertEquals(0, punched.warmBytes());
         punched.close();
-        ChunkMemory none = new ChunkMemory(CHUNK, 0);
+        ChunkMemory none = new ChunkMemory(CHUNK, 0, HOUR);
         ChunkStore c = new ChunkStore(none, ChunkStore.Space.UNLIMITED);
         write(c, 0, bytes(2 * CHUNK, 1));
         c.truncate(0);
