@@ -37,16 +37,33 @@ final class Database implements AutoCloseable {
      * retry: fsx's four writers on 32 MiB files made a truncate fail 50 times running (EIO). So every write
      * transaction begins by locking the gate shared, and one that failed this often locks it exclusively,
      * waiting for the writers in flight and holding back new ones (PostgreSQL queues later requests behind a
-     * waiting one, so it is not starved). LOCK TABLE is not a query: the transaction's snapshot is taken at
-     * its first query, after the lock is granted, so it sees every writer it waited for as committed and,
-     * with no concurrent writer, cannot be the pivot of a cycle. The lock is the transaction's, gone at its
-     * commit or rollback (or with the session); the gate is a table, so the mounts of other machines step
-     * aside too. ACCESS SHARE does not conflict with the rows the writers change in fs_meta, and readers do
-     * not take it.
+     * waiting one, so it is not starved). LOCK TABLE and SET are not queries: the transaction's snapshot is
+     * taken at its first query, after the lock is granted, so it sees every writer it waited for as committed
+     * and, with no concurrent writer, cannot be the pivot of a cycle. The lock is the transaction's, gone at
+     * its commit or rollback (or with the session); the gate is a table, so the mounts of other machines step
+     * aside too. Not final: a test makes every write transaction try to run alone.
      */
-    private static final int ALONE_AFTER = 3;
-    private static final String GATE_SHARED = "LOCK TABLE fs_meta IN ACCESS SHARE MODE";
-    private static final String GATE_ALONE = "LOCK TABLE fs_meta IN ACCESS EXCLUSIVE MODE";
+    static volatile int aloneAfter = 3;
+    /**
+     * The gate is a table of its own (schema version 4) that no query reads: an exclusive request waits for
+     * every holder of any lock on its table, and PostgreSQL queues every later request behind it, so on
+     * fs_meta (schema version 3) an application idle in a transaction after reading fs_meta, or another
+     * mount reading it at mount time, held back every writer of every mount until the socket timeout (60 s,
+     * EIO). Only tools that lock every table (pg_dump) still hold it, hence {@link #GATE_ALONE}'s timeout.
+     */
+    private static final String[] GATE_SHARED = {"LOCK TABLE fs_gate IN ACCESS SHARE MODE"};
+    /**
+     * Bounded: while it waits, every writer of every mount waits behind it. 2 s is far beyond a writer in
+     * flight (milliseconds) and below the pool's 5 s connectionTimeout, so reads queued for a connection do
+     * not fail meanwhile. The timeout is set back to the session's value after the lock, so that the work's
+     * own waits (on rows an application holds) are what they always were. Neither SET nor LOCK takes a
+     * snapshot.
+     */
+    private static final String[] GATE_ALONE = {
+        "SET LOCAL lock_timeout = '2s'",
+        "LOCK TABLE fs_gate IN ACCESS EXCLUSIVE MODE",
+        "SET LOCAL lock_timeout TO DEFAULT"
+    };
     /** How long an operation keeps trying to reach a database that went away before it answers EIO. */
     private static final long RECONNECT_NANOS = 10_000_000_000L;
 
@@ -194,21 +211,37 @@ final class Database implements AutoCloseable {
 
     private <T> T run(HikariDataSource pool, Work<T> work, boolean write) {
         long start = System.nanoTime();
+        int sharedLeft = aloneAfter; // tries with the shared gate before one that runs alone
         for (int attempt = 0; ; attempt++) {
+            boolean alone = write && sharedLeft <= 0;
             try (Connection c = pool.getConnection()) {
                 if (dialect == Dialect.SQLITE) return sqlite(c, work, write);
-                if (!write) return postgres(c, work, null);
-                return postgres(c, work, attempt < ALONE_AFTER ? GATE_SHARED : GATE_ALONE);
+                if (!write) return postgres(c, work);
+                return postgres(c, work, alone ? GATE_ALONE : GATE_SHARED);
             } catch (CommitFailed e) {
                 throw Errors.map(e.cause); // it may or may not have committed: never run it twice
+            } catch (GateBusy e) {
+                // the work has not run. Someone else holds the gate (pg_dump locks every table): go back to
+                // the shared gate, which such a holder does not block, before trying to run alone again
+                if (attempt >= RETRIES) throw Errors.map(e);
+                sharedLeft = Math.max(1, aloneAfter);
+                backoff(attempt);
             } catch (SQLException e) {
                 boolean reconnect = Errors.connectionLost(e) && System.nanoTime() - start < RECONNECT_NANOS;
                 if ((Errors.retryable(e) || reconnect) && attempt < RETRIES) {
+                    if (!alone) sharedLeft--;
                     backoff(attempt);
                     continue;
                 }
                 throw Errors.map(e);
             }
+        }
+    }
+
+    /** The gate was not granted within its lock_timeout; the transaction is rolled back, its work not run. */
+    private static final class GateBusy extends SQLException {
+        GateBusy(SQLException cause) {
+            super(cause.getMessage(), cause.getSQLState(), cause);
         }
     }
 
@@ -236,11 +269,13 @@ final class Database implements AutoCloseable {
         }
     }
 
-    private static <T> T postgres(Connection c, Work<T> work, String gate) throws SQLException {
+    private static <T> T postgres(Connection c, Work<T> work, String... gate) throws SQLException {
         try {
-            if (gate != null) {
+            if (gate.length > 0) {
                 try (Statement s = c.createStatement()) {
-                    s.execute(gate);
+                    for (String g : gate) s.execute(g);
+                } catch (SQLException e) {
+                    throw "55P03".equals(e.getSQLState()) ? new GateBusy(e) : e; // lock_not_available
                 }
             }
             T r = work.run(c);

@@ -103,6 +103,12 @@ final class PostgresSchema {
                     "CREATE INDEX lock_waits_owner ON lock_waits(session, owner)");
             // a listing continues after a cookie (the dentry id) without reading the whole directory
             case 3 -> List.of(Schema.LISTING_INDEX);
+            // the writers' gate (Database.GATE_SHARED): a table no query reads, so that an application reading
+            // the filesystem's tables never holds it; it was fs_meta, whose readers held back every writer
+            case 4 -> List.of(
+                    "CREATE TABLE fs_gate ()",
+                    "COMMENT ON TABLE fs_gate IS 'ringfuse internal: the writers'' gate, locked by every write"
+                            + " transaction of the mounts; never read, lock or change it'");
             default -> throw new IllegalArgumentException("no schema version " + version);
         };
     }

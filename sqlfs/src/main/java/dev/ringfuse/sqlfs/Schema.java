@@ -19,7 +19,7 @@ final class Schema {
     /** The value of {@code fs_meta.format}: says that a database is a ringfuse filesystem. */
     static final String FORMAT = "ringfuse-sqlfs";
     /** The newest schema version this code knows. */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     /** Version 3: directory listings read in id order from a cookie on, one index range per request. */
     static final String LISTING_INDEX = "CREATE INDEX dentries_parent_id ON dentries(parent, id)";
 

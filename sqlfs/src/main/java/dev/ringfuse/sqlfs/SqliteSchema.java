@@ -70,6 +70,8 @@ final class SqliteSchema {
             // a listing continues after a cookie (the dentry id): without this index every readdir request read
             // and sorted the whole directory (sqlfs/DESIGN.md, "Statements per operation")
             case 3 -> List.of(Schema.LISTING_INDEX);
+            // PostgreSQL's writers' gate: SQLite has one writer and needs none; the version stays common
+            case 4 -> List.of();
             default -> throw new IllegalArgumentException("no schema version " + version);
         };
     }

@@ -90,6 +90,9 @@ public final class PgServer implements AutoCloseable {
     /** The server's directory (data, socket, log), removed by {@link #close} or by the watchdog. */
     public Path dir() { return dir; }
 
+    /** A client program of the server's own version ({@code pg_dump}, {@code psql}, ...). */
+    public Path tool(String name) { return bin.resolve(name); }
+
     /**
      * Starts a server, prints {@code PORT DIR} and waits for stdin to close: for the test that kills this
      * JVM with SIGKILL and expects the server to go with it.
