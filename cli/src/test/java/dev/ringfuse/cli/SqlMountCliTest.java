@@ -72,7 +72,8 @@ class SqlMountCliTest {
                 "CREATE TABLE fs_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
                 "INSERT INTO fs_meta VALUES ('format', 'ringfuse-sqlfs'), ('chunk_size', '131072')");
         String line = refused(db.toString());
-        assertTrue(line.contains("schema version 99, newer than this ringfuse understands (3)"), line);
+        // the version this build understands moves with the schema: only its form is checked
+        assertTrue(line.matches(".*schema version 99, newer than this ringfuse understands \\(\\d+\\): upgrade ringfuse.*"), line);
     }
 
     @Test
