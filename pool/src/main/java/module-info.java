@@ -3,6 +3,7 @@ module dev.ringfuse.pool {
     requires transitive dev.ringfuse;
     requires dev.ringfuse.uring;
     requires aircompressor;
+    requires jdk.jfr;
     exports dev.ringfuse.pool.format;
     exports dev.ringfuse.pool.io;
     exports dev.ringfuse.pool.space;

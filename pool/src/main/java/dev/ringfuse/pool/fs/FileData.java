@@ -358,7 +358,7 @@ final class FileData {
         if (dirty.isEmpty()) return;
         Compression comp = ds.compression();
         Checksum ck = ds.checksum();
-        record Out(Inode n, long idx, int len, java.util.concurrent.Future<BlockIo.Prepared> prepared) {}
+        record Out(Inode n, long idx, byte[] data, int len, java.util.concurrent.Future<BlockIo.Prepared> prepared) {}
         List<Out> outs = new ArrayList<>();
         for (var e : dirty.entrySet()) {
             Inode n = inodes.get(e.getKey());
@@ -369,7 +369,7 @@ final class FileData {
                 int len = (int) Math.min(data.length, Math.max(0, n.size - idx * n.blocksize));
                 len = (len + 511) / 512 * 512;
                 boolean hole = len == 0 || isZero(data, len);
-                outs.add(new Out(n, idx, len, hole ? null : prep.get(data, len, comp, ck)));
+                outs.add(new Out(n, idx, data, len, hole ? null : prep.get(data, len, comp, ck)));
             }
         }
         prep.clear();
@@ -380,12 +380,14 @@ final class FileData {
             last = n;
             Key k = new Key(n.ino, DATA, o.idx());
             byte[] old = tree().get(k);
-            if (old != null) free(n, BlockPointer.fromBytes(old));
+            BlockPointer oldBp = old == null ? null : BlockPointer.fromBytes(old);
+            if (oldBp != null) free(n, oldBp);
             if (o.prepared() == null) {
                 if (old != null) tree().delete(k);
                 continue;
             }
             BlockPointer bp = ds.pool().io().write(RecordPrep.await(o.prepared()), BlockType.FILE_DATA, 0, txg, 1, true);
+            if (oldBp != null) ds.pool().io().rewritten(oldBp, bp, o.data(), o.len());
             tree().put(k, bp.toBytes());
             n.allocated += bp.allocated();
             ds.born(bp);

@@ -110,6 +110,29 @@ public final class BlockCache {
         }
     }
 
+    /**
+     * A commit wrote {@code now}, a new version of the record {@code old} held: the new bytes take the old
+     * block's place in its list (the old one is freed or kept only by a snapshot). Nothing if {@code old} was not
+     * cached: a record read and then rewritten stays cached across the commit, where before its next write read
+     * it back from the device (a 4 KiB random overwrite + fsync paid a 128 KiB read every time); a stream of new
+     * data is not cached by writing it. {@code data} holds at least {@code len} bytes, the block's logical size.
+     */
+    synchronized void carry(BlockPointer old, BlockPointer now, byte[] data, int len) {
+        Id was = Id.of(old);
+        byte[] inFresh = fresh.remove(was);
+        byte[] inReused = inFresh == null ? reused.remove(was) : null;
+        if (inFresh == null && inReused == null) return;
+        byte[] b = data.length == len ? data : java.util.Arrays.copyOf(data, len);
+        if (inFresh != null) {
+            freshBytes += b.length - inFresh.length;
+            fresh.put(Id.of(now), b);
+        } else {
+            reusedBytes += b.length - inReused.length;
+            reused.put(Id.of(now), b);
+        }
+        trim();
+    }
+
     /** Bounds the ghosts' own memory (a key is about 80 bytes) when blocks are small. */
     private static final int MAX_GHOSTS = 1 << 18;
 

@@ -136,7 +136,7 @@ public final class BlockIo {
     }
 
     /** Submits every queued write (each device's writes all in flight) and waits for them. */
-    public void submit() throws IOException {
+    public long submit() throws IOException {
         List<List<BlockDevice.Write>> batches;
         synchronized (this) {
             batches = new ArrayList<>();
@@ -145,6 +145,7 @@ public final class BlockIo {
                 q.clear();
             }
         }
+        long bytes = 0;
         try {
             for (int i = 0; i < devices.length; i++) {
                 if (batches.get(i).isEmpty()) continue;
@@ -154,7 +155,9 @@ public final class BlockIo {
                     stats[i].writeErrors.incrementAndGet();
                     throw e;
                 }
+                for (BlockDevice.Write w : batches.get(i)) bytes += w.data().length;
             }
+            return bytes;
         } finally {
             // after a failure the pool is suspended: nothing reads these places any more
             for (int i = 0; i < batches.size(); i++) {
@@ -184,6 +187,14 @@ public final class BlockIo {
         }
         ahead.put(key, devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS,
                 raw -> new Checked(bp.checksum(), decodeStored(bp, raw))));
+    }
+
+    /**
+     * The commit wrote file block {@code now} over {@code old} with the logical bytes {@code data} (at least
+     * {@code len}; never changed again): if {@code old} was cached, {@code now} takes its place (BlockCache#carry).
+     */
+    public void rewritten(BlockPointer old, BlockPointer now, byte[] data, int len) {
+        if (!old.isHole() && now.type() == BlockType.FILE_DATA && now.lsize() == len) cache.carry(old, now, data, len);
     }
 
     /** Flushes every device. */

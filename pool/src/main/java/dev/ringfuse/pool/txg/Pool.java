@@ -38,8 +38,7 @@ public final class Pool implements AutoCloseable {
     private final Map<Long, Dataset> open = new HashMap<>();
     private volatile long txg;
     private volatile BlockPointer mosBp;
-    private BlockPointer spaceLogHead;
-    private long spaceLogLength;
+    private SpaceLog.Chain spaceLog;
     private long nextDatasetId;
     private volatile boolean changed;
 
@@ -53,15 +52,13 @@ public final class Pool implements AutoCloseable {
     private boolean closed;
     private final DatasetSpace space = new DatasetSpace(this);
 
-    Pool(BlockIo io, Vdevs vdevs, DatasetDir dir, long txg, BlockPointer mosBp, BlockPointer spaceLogHead, long spaceLogLength,
-         long nextDatasetId) {
+    Pool(BlockIo io, Vdevs vdevs, DatasetDir dir, long txg, BlockPointer mosBp, SpaceLog.Chain spaceLog, long nextDatasetId) {
         this.io = io;
         this.vdevs = vdevs;
         this.dir = dir;
         this.txg = txg;
         this.mosBp = mosBp;
-        this.spaceLogHead = spaceLogHead;
-        this.spaceLogLength = spaceLogLength;
+        this.spaceLog = spaceLog;
         this.nextDatasetId = nextDatasetId;
     }
 
@@ -101,7 +98,7 @@ public final class Pool implements AutoCloseable {
         BlockIo io = new BlockIo(vdevs.top(), vdevs.newAllocator());
         vdevs.attach(io);
         DatasetDir dir = new DatasetDir(new BTree(io, 0, BlockPointer.HOLE));
-        Pool p = new Pool(io, vdevs, dir, 0, BlockPointer.HOLE, BlockPointer.HOLE, 0, ROOT_DATASET + 1);
+        Pool p = new Pool(io, vdevs, dir, 0, BlockPointer.HOLE, SpaceLog.Chain.EMPTY, ROOT_DATASET + 1);
         dir.putHead(ROOT_DATASET, new DatasetHead(DatasetHead.FILESYSTEM, DatasetHead.SPACE_COUNTED, 0, 0, 0, 0, 1, now,
                 BlockPointer.HOLE, DatasetHead.Space.ZERO, name));
         p.changed = true;
@@ -151,7 +148,7 @@ public final class Pool implements AutoCloseable {
         return n;
     }
     BlockPointer mosPointer() { return mosBp; }
-    BlockPointer spaceLogHead() { return spaceLogHead; }
+    BlockPointer spaceLogHead() { return spaceLog.head(); }
 
     /** Work done inside a commit once the datasets' trees are written, before the directory is (snapshots). */
     interface CommitAction {
@@ -179,7 +176,7 @@ public final class Pool implements AutoCloseable {
     }
 
     /** Blocks in the space log chain (import replays them all; condensed past a limit). */
-    public long spaceLogLength() { return spaceLogLength; }
+    public long spaceLogLength() { return spaceLog.length(); }
 
     /** Fails if the pool is suspended or closed. */
     public void checkUsable() throws IOException {
@@ -204,8 +201,12 @@ public final class Pool implements AutoCloseable {
     public void commit() throws IOException {
         Uberblock ub;
         BlockPointer log;
-        long newLength;
+        SpaceLog.Chain chain;
+        CommitEvent ev = new CommitEvent();
+        ev.begin();
+        long t0 = System.nanoTime();
         lockForCommit();
+        long t1 = System.nanoTime();
         try {
             try {
                 checkUsable();
@@ -232,11 +233,12 @@ public final class Pool implements AutoCloseable {
                 BlockPointer dirRoot = dir.tree().commit(t, dev.ringfuse.pool.format.Compression.LZ4);
                 Dva[] mosDvas = io.allocator().allocate(MosBlock.SIZE, 2, true);
                 if (mosDvas == null) throw new NoSpaceException("no room for the MOS block");
-                boolean condense = spaceLogLength >= SpaceLog.condenseAfter();
-                log = condense ? SpaceLog.condense(io, t, spaceLogHead) : SpaceLog.append(io, t, spaceLogHead);
-                newLength = condense ? 1 : spaceLogLength + 1;
+                boolean condense = spaceLog.length() >= SpaceLog.condenseAfter();
+                log = condense ? SpaceLog.condense(io, t, spaceLog) : SpaceLog.append(io, t, spaceLog.head());
+                chain = (condense ? SpaceLog.Chain.EMPTY : spaceLog).then(log);
+                ev.condensed = condense;
                 long allocated = io.allocator().capacity() - io.allocator().freeBytes();
-                MosBlock mos = new MosBlock(t, dirRoot, log, allocated, nextDatasetId, newLength);
+                MosBlock mos = new MosBlock(t, dirRoot, log, allocated, nextDatasetId, chain.length());
                 BlockPointer newMos = io.writeAt(mosDvas, BlockType.MOS, mos.encode(), t);
                 io.allocator().beginCommit();
                 changed = false;
@@ -251,12 +253,24 @@ public final class Pool implements AutoCloseable {
             lock.unlock();
         }
         try {
-            io.submit();
+            long t2 = System.nanoTime();
+            ev.bytes = io.submit();
+            long t3 = System.nanoTime();
             io.flush();
+            long t4 = System.nanoTime();
             Labels.writeUberblock(vdevs, vdevs.labels(), ub);
+            if (ev.shouldCommit()) {
+                ev.pool = name();
+                ev.txg = ub.txg();
+                ev.waitNanos = t1 - t0;
+                ev.buildNanos = t2 - t1;
+                ev.writeNanos = t3 - t2;
+                ev.flushNanos = t4 - t3;
+                ev.uberblockNanos = System.nanoTime() - t4;
+                ev.commit();
+            }
             mosBp = ub.mos();
-            spaceLogHead = log;
-            spaceLogLength = newLength;
+            spaceLog = chain;
             io.allocator().committed();
             txg = ub.txg();
         } catch (Throwable e) {

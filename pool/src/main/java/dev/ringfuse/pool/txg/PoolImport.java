@@ -117,10 +117,10 @@ final class PoolImport {
                 Allocator fresh = vdevs.newAllocator();
                 BlockIo io = new BlockIo(vdevs.top(), fresh);
                 vdevs.attach(io);
-                long len = SpaceLog.replay(io, mos.spaceLog(), fresh);
+                SpaceLog.Chain chain = SpaceLog.replay(io, mos.spaceLog(), fresh);
                 DatasetDir dir = new DatasetDir(new BTree(io, 0, mos.directoryRoot()));
                 if (dir.head(Pool.ROOT_DATASET) == null) throw new FormatException("dataset directory has no root dataset");
-                Pool p = new Pool(io, vdevs, dir, ub.txg(), ub.mos(), mos.spaceLog(), len, mos.nextDatasetId());
+                Pool p = new Pool(io, vdevs, dir, ub.txg(), ub.mos(), chain, mos.nextDatasetId());
                 // heads of a pool written before the space counters existed get them now (kept by the next commit)
                 if (SpaceWalk.upgrade(p)) p.markChanged();
                 closeOthers(devices, leaves);

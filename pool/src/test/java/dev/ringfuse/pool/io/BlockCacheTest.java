@@ -76,6 +76,37 @@ class BlockCacheTest {
         assertNotNull(cache.get(bp(48)));
     }
 
+    /** {@link #bp(int)} with another birth: the same record written again elsewhere in a later txg. */
+    private static BlockPointer rewrite(int n, int at) {
+        BlockPointer b = bp(n);
+        return new BlockPointer(new Dva[] {new Dva(0, (long) at * 512, 1024), Dva.EMPTY, Dva.EMPTY}, K, K,
+                BlockType.FILE_DATA, Compression.OFF, Checksum.CRC32C, 0, 8, 1, b.checksum());
+    }
+
+    @Test
+    void aRewrittenRecordTakesItsOldVersionsPlaceOnlyIfThatWasCached() {
+        byte[] written = new byte[K];
+        cache.carry(bp(1), rewrite(1, 900), written, K);
+        assertNull(cache.get(rewrite(1, 900)), "a record never read is not cached by writing it");
+        assertEquals(0, cache.bytes());
+
+        cache.put(bp(2), new byte[K]);
+        cache.carry(bp(2), rewrite(2, 902), written, K);
+        assertNull(cache.get(bp(2)), "the old version leaves");
+        assertSame(written, cache.get(rewrite(2, 902)), "the new one is served without a read");
+        assertEquals(K, cache.bytes());
+
+        reuse(3); // on the reused list: its new version is too, and a scan does not push it out
+        byte[] longer = new byte[2 * K];
+        longer[K - 1] = 7;
+        cache.carry(bp(3), rewrite(3, 903), longer, K);
+        for (int i = 100; i < 1100; i++) cache.put(bp(i), new byte[K]);
+        byte[] got = cache.get(rewrite(3, 903));
+        assertNotNull(got);
+        assertEquals(K, got.length, "cut to the block's logical size");
+        assertEquals(7, got[K - 1]);
+    }
+
     @Test
     void clearForgetsTheGhostsToo() {
         cache.put(bp(0), new byte[K]);
