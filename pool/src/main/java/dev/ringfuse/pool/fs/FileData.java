@@ -373,6 +373,10 @@ final class FileData {
             }
         }
         prep.clear();
+        // cached only once every record is placed: a sync that fails halfway keeps its dirty buffers, which later
+        // writes change in place, so none of them may be in the cache yet (BlockIo#rewritten)
+        record Carry(BlockPointer old, BlockPointer now, Out out) {}
+        List<Carry> carried = new ArrayList<>();
         Inode last = null;
         for (Out o : outs) {
             Inode n = o.n();
@@ -387,12 +391,13 @@ final class FileData {
                 continue;
             }
             BlockPointer bp = ds.pool().io().write(RecordPrep.await(o.prepared()), BlockType.FILE_DATA, 0, txg, 1, true);
-            if (oldBp != null) ds.pool().io().rewritten(oldBp, bp, o.data(), o.len());
+            if (oldBp != null) carried.add(new Carry(oldBp, bp, o));
             tree().put(k, bp.toBytes());
             n.allocated += bp.allocated();
             ds.born(bp);
         }
         if (last != null) inodes.put(last);
+        for (Carry c : carried) ds.pool().io().rewritten(c.old(), c.now(), c.out().data(), c.out().len());
         dirty.clear();
         dirtyBytes = 0;
         ds.pool().dirty();

@@ -122,12 +122,15 @@ public final class BlockCache {
         byte[] inFresh = fresh.remove(was);
         byte[] inReused = inFresh == null ? reused.remove(was) : null;
         if (inFresh == null && inReused == null) return;
+        if (inFresh != null) freshBytes -= inFresh.length;
+        else reusedBytes -= inReused.length;
+        if (len > capacity / 8) return; // as put: one block never takes more than an eighth
         byte[] b = data.length == len ? data : java.util.Arrays.copyOf(data, len);
         if (inFresh != null) {
-            freshBytes += b.length - inFresh.length;
+            freshBytes += b.length;
             fresh.put(Id.of(now), b);
         } else {
-            reusedBytes += b.length - inReused.length;
+            reusedBytes += b.length;
             reused.put(Id.of(now), b);
         }
         trim();

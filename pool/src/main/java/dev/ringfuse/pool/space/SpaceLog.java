@@ -30,11 +30,31 @@ public final class SpaceLog {
      * condense frees them without reading the chain back from the devices. Reading it back, one synchronous read
      * per block under the pool lock, made every 256th commit take 26–38 ms instead of about 1 (DESIGN.md, "Space").
      */
-    public record Chain(BlockPointer head, Chain older, long length) {
+    public static final class Chain { // not a record: its equals/hashCode/toString would recurse down the chain
         public static final Chain EMPTY = new Chain(BlockPointer.HOLE, null, 0);
+        private final BlockPointer head;
+        private final Chain older;
+        private final long length;
+
+        private Chain(BlockPointer head, Chain older, long length) {
+            this.head = head;
+            this.older = older;
+            this.length = length;
+        }
+
+        /** The newest block (a hole for the empty chain). */
+        public BlockPointer head() { return head; }
+
+        /** The chain without its newest block. */
+        public Chain older() { return older; }
+
+        public long length() { return length; }
 
         /** This chain with {@code newest} (whose predecessor is this chain's head) in front. */
         public Chain then(BlockPointer newest) { return new Chain(newest, this, length + 1); }
+
+        @Override
+        public String toString() { return "space log chain of " + length + " block(s)"; }
     }
 
     /**

@@ -252,23 +252,14 @@ public final class Pool implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        long t2 = System.nanoTime(), t3, t4, t5;
         try {
-            long t2 = System.nanoTime();
             ev.bytes = io.submit();
-            long t3 = System.nanoTime();
+            t3 = System.nanoTime();
             io.flush();
-            long t4 = System.nanoTime();
+            t4 = System.nanoTime();
             Labels.writeUberblock(vdevs, vdevs.labels(), ub);
-            if (ev.shouldCommit()) {
-                ev.pool = name();
-                ev.txg = ub.txg();
-                ev.waitNanos = t1 - t0;
-                ev.buildNanos = t2 - t1;
-                ev.writeNanos = t3 - t2;
-                ev.flushNanos = t4 - t3;
-                ev.uberblockNanos = System.nanoTime() - t4;
-                ev.commit();
-            }
+            t5 = System.nanoTime();
             mosBp = ub.mos();
             spaceLog = chain;
             io.allocator().committed();
@@ -279,6 +270,16 @@ public final class Pool implements AutoCloseable {
             throw suspended;
         } finally {
             commitLock.unlock();
+        }
+        if (ev.shouldCommit()) { // only now: nothing that can fail stands between the durable uberblock and the state
+            ev.pool = name();
+            ev.txg = ub.txg();
+            ev.waitNanos = t1 - t0;
+            ev.buildNanos = t2 - t1;
+            ev.writeNanos = t3 - t2;
+            ev.flushNanos = t4 - t3;
+            ev.uberblockNanos = t5 - t4;
+            ev.commit();
         }
     }
 
