@@ -19,8 +19,10 @@ import java.util.Map;
  * (pool/DESIGN.md, "Block cache"). A new block now enters a small FIFO ({@code fresh}); accesses while it is
  * there change nothing (a 4 KiB sequential reader touches a 128 KiB block 32 times in a row: that is one use);
  * when it leaves, its key is remembered for a while ({@code ghosts}), and a block asked for again after that
- * goes to the LRU list ({@code reused}), which holds the rest of the capacity. So a scan passes through 64 MiB
- * and dies young, and what is really used again is kept, as before, at the cost of one more miss.
+ * goes to the LRU list ({@code reused}), which holds the rest of the capacity. So a scan passes through 8 MiB
+ * and dies young, and what is really used again is kept, as before, at the cost of one more miss. Why 8 MiB and
+ * not 64 (session 14): every young collection copies what the FIFO holds; with 64 MiB a 2 GiB sequential read
+ * cost 1.4x the server CPU and ran at 0.7x the speed (pool/DESIGN.md, "Block cache").
  */
 public final class BlockCache {
     /** Identity of a block's contents. */
@@ -35,8 +37,8 @@ public final class BlockCache {
                 java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** The FIFO of new blocks: at most a quarter of the capacity, and at most this (64 MiB unless set). */
-    static final long FRESH_BYTES = Long.getLong("pool.cache.fresh.bytes", 64L << 20);
+    /** The FIFO of new blocks: at most a quarter of the capacity, and at most this (8 MiB unless set). */
+    static final long FRESH_BYTES = Long.getLong("pool.cache.fresh.bytes", 8L << 20);
 
     private final long capacity;
     private final long freshCapacity;
