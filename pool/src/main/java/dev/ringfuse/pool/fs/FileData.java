@@ -127,7 +127,7 @@ final class FileData {
 
     /** Where each inode's last read ended: a read starting there is sequential and reads ahead. */
     private final Map<Long, Long> readEnds = new HashMap<>();
-    /** Bytes read ahead of a sequential reader (several blocks in flight). */
+    /** At most this far ahead of a sequential reader (see readAhead for how far it goes). */
     static final long READ_AHEAD = Long.getLong("pool.readahead.bytes", 4L << 20);
 
     /**
@@ -158,8 +158,10 @@ final class FileData {
 
     /** Starts reads of the stored blocks from {@code idx} over the next {@link #READ_AHEAD} bytes. */
     private void readAhead(Inode n, long idx, int bs) throws IOException {
-        // half the in-flight limit per stream: a second reader still gets room
-        long blocks = Math.max(1, Math.min(READ_AHEAD / bs, dev.ringfuse.pool.io.BlockIo.MAX_AHEAD / 2));
+        // a quarter of the pool's read-ahead bytes per stream (2 MiB: other readers still get room), at least 4
+        // records (1 MiB records: 4 MiB), at most READ_AHEAD
+        long stream = Math.min(READ_AHEAD, dev.ringfuse.pool.io.BlockIo.MAX_AHEAD_BYTES / 4);
+        long blocks = Math.max(1, Math.max(Math.min(4, READ_AHEAD / bs), stream / bs));
         long last = Math.min((n.size - 1) / bs, idx + blocks - 1);
         if (last < idx) return;
         TreeMap<Long, byte[]> m = dirty.get(n.ino);

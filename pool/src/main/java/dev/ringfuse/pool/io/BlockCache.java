@@ -22,7 +22,7 @@ import java.util.Map;
  * goes to the LRU list ({@code reused}), which holds the rest of the capacity. So a scan passes through 8 MiB
  * and dies young, and what is really used again is kept, as before, at the cost of one more miss. Why 8 MiB and
  * not 64 (session 14): every young collection copies what the FIFO holds; with 64 MiB a 2 GiB sequential read
- * cost 1.4x the server CPU and ran at 0.7x the speed (pool/DESIGN.md, "Block cache").
+ * cost 1.3x the server CPU and ran at 0.87x the speed (pool/DESIGN.md, "Block cache").
  */
 public final class BlockCache {
     /** Identity of a block's contents. */

@@ -11,6 +11,7 @@ import dev.ringfuse.pool.space.Allocator;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -53,13 +54,22 @@ public final class BlockIo {
     static final java.util.concurrent.ExecutorService CHECKERS =
             java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-check-", 0).factory());
 
-    private record Ahead(long place, long birth) {
+    /** A read-ahead's key; {@code size}, the block's logical size, is what it counts against {@link #MAX_AHEAD_BYTES}. */
+    private record Ahead(long place, long birth, int size) {
         static Ahead of(BlockPointer bp) {
             Dva d = bp.dvas()[0];
-            return new Ahead(BlockIo.place(d.device(), d.offset()), bp.birth());
+            return new Ahead(BlockIo.place(d.device(), d.offset()), bp.birth(), bp.lsize());
         }
     }
-    public static final int MAX_AHEAD = Integer.getInteger("pool.readahead.blocks", 32);
+
+    /**
+     * Read-ahead in flight or waiting for its reader, pool-wide, in bytes of the blocks' logical size: 8 MiB (64
+     * records of 128 KiB, 512 of 16 KiB). Bytes and not a count of blocks (32 until session 14): with 16 KiB
+     * records 32 blocks reached 256 KiB ahead and a sequential read ran at 110–138 MiB/s (pool/DESIGN.md).
+     */
+    public static final long MAX_AHEAD_BYTES = Long.getLong("pool.readahead.inflight.bytes", 8L << 20);
+    /** The sizes of the entries of {@link #ahead}. */
+    private final java.util.concurrent.atomic.AtomicLong aheadBytes = new java.util.concurrent.atomic.AtomicLong();
 
     public BlockIo(BlockDevice[] devices, Allocator allocator) {
         this.devices = devices;
@@ -181,13 +191,23 @@ public final class BlockIo {
         if (ahead.containsKey(key)) return;
         Dva d = bp.dvas()[0];
         if (d.device() >= devices.length || pending.containsKey(place(d.device(), d.offset())) || cache.contains(bp)) return;
-        if (ahead.size() >= MAX_AHEAD) {
-            ahead.values().removeIf(CompletableFuture::isDone); // unclaimed (the reader went elsewhere)
-            if (ahead.size() >= MAX_AHEAD) return;
-        }
-        ahead.put(key, devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS,
-                raw -> new Checked(bp.checksum(), decodeStored(bp, raw))));
+        if (!roomAhead(key.size())) return;
+        CompletableFuture<Checked> f = devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS,
+                raw -> new Checked(bp.checksum(), decodeStored(bp, raw)));
+        if (ahead.put(key, f) == null) aheadBytes.addAndGet(key.size()); // a replaced entry had the same key and size
     }
+
+    /** Whether {@code size} more bytes of read-ahead fit, after dropping what finished unclaimed (its reader went elsewhere). */
+    private boolean roomAhead(int size) {
+        if (aheadBytes.get() + size <= MAX_AHEAD_BYTES) return true;
+        for (Map.Entry<Ahead, CompletableFuture<Checked>> e : ahead.entrySet()) {
+            if (e.getValue().isDone() && ahead.remove(e.getKey(), e.getValue())) aheadBytes.addAndGet(-e.getKey().size());
+        }
+        return aheadBytes.get() + size <= MAX_AHEAD_BYTES;
+    }
+
+    /** Bytes of read-ahead in flight or waiting for its reader. */
+    public long aheadBytes() { return aheadBytes.get(); }
 
     /**
      * The commit wrote file block {@code now} over {@code old} with the logical bytes {@code data} (at least
@@ -219,8 +239,10 @@ public final class BlockIo {
         byte[] c = cache.get(bp);
         if (c != null) return c;
         byte[] out = null;
-        CompletableFuture<Checked> f = ahead.isEmpty() ? null : ahead.remove(Ahead.of(bp));
+        Ahead key = ahead.isEmpty() ? null : Ahead.of(bp);
+        CompletableFuture<Checked> f = key == null ? null : ahead.remove(key);
         if (f != null) {
+            aheadBytes.addAndGet(-key.size());
             try {
                 Checked got = f.get(60, TimeUnit.SECONDS);
                 // checked against the pointer it was read for: the same place and birth, and the same checksum

@@ -56,7 +56,7 @@ class BlockCacheTest {
 
     /**
      * With the default sizes a scan leaves at most 8 MiB of its blocks behind (session 14: the young collections
-     * copy what the FIFO holds; 64 MiB of it made a 2 GiB sequential read cost 1.4x the CPU), whatever the capacity.
+     * copy what the FIFO holds; 64 MiB of it made a 2 GiB sequential read cost 1.3x the CPU), whatever the capacity.
      */
     @Test
     void aScanThroughTheDefaultCacheLeavesEightMebibytes() {
