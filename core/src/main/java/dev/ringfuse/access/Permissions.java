@@ -207,9 +207,14 @@ public final class Permissions {
         if (!safe) throw new FuseException(Errno.EPERM);
     }
 
+    /**
+     * A sysctl's value is not 0. Read by lines: a sysctl file reports size 0 and {@code Files.readString} returns
+     * only its first byte (JDK 25 on Linux 6.18: "2" of fs.fuse.max_pages_limit's "256"), which a one-digit
+     * setting survives and a longer one would not.
+     */
     private static boolean sysctl(String name) {
         try {
-            return !Files.readString(Path.of("/proc/sys/" + name)).trim().equals("0");
+            return !Files.readAllLines(Path.of("/proc/sys/" + name)).get(0).trim().equals("0");
         } catch (Exception e) {
             return true;
         }

@@ -165,10 +165,9 @@ final class FileData {
         long last = Math.min((n.size - 1) / bs, idx + blocks - 1);
         if (last < idx) return;
         TreeMap<Long, byte[]> m = dirty.get(n.ino);
-        tree().scan(new Key(n.ino, DATA, idx), new Key(n.ino, DATA, last + 1), (k, v) -> {
-            if (m == null || !m.containsKey(k.off())) ds.pool().io().prefetch(BlockPointer.fromBytes(v));
-            return true;
-        });
+        dev.ringfuse.pool.io.BlockIo.AheadWindow w = ds.pool().io().aheadWindow();
+        tree().scan(new Key(n.ino, DATA, idx), new Key(n.ino, DATA, last + 1),
+                (k, v) -> (m != null && m.containsKey(k.off())) || w.prefetch(BlockPointer.fromBytes(v)));
     }
 
     /**

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * metadata, and verification on every read with per-device error counters. Writes of a commit are
  * queued and submitted together by {@link #submit()} (all in flight at once, per device). Blocks queued or
  * in flight are readable from memory until they completed (a commit's I/O runs while the next txg reads).
- * File blocks read are kept in a {@link BlockCache}; {@link #prefetch} starts reads ahead of a sequential
+ * File blocks read are kept in a {@link BlockCache}; {@link #aheadWindow} starts reads ahead of a sequential
  * reader, several in flight. A top-level device may be a {@link MirrorDevice}: reads then verify side by side
  * and heal bad sides; a bad ditto copy is rewritten from a good one ({@link Healing}).
  */
@@ -70,6 +70,7 @@ public final class BlockIo {
     public static final long MAX_AHEAD_BYTES = Long.getLong("pool.readahead.inflight.bytes", 8L << 20);
     /** The sizes of the entries of {@link #ahead}. */
     private final java.util.concurrent.atomic.AtomicLong aheadBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong aheadHits = new java.util.concurrent.atomic.AtomicLong();
 
     public BlockIo(BlockDevice[] devices, Allocator allocator) {
         this.devices = devices;
@@ -184,30 +185,55 @@ public final class BlockIo {
         }
     }
 
-    /** Starts reading a file block that a sequential reader will want soon (no-op if cached or busy). */
-    public void prefetch(BlockPointer bp) {
-        if (bp.isHole() || bp.type() != BlockType.FILE_DATA) return;
-        Ahead key = Ahead.of(bp);
-        if (ahead.containsKey(key)) return;
-        Dva d = bp.dvas()[0];
-        if (d.device() >= devices.length || pending.containsKey(place(d.device(), d.offset())) || cache.contains(bp)) return;
-        if (!roomAhead(key.size())) return;
-        CompletableFuture<Checked> f = devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS,
-                raw -> new Checked(bp.checksum(), decodeStored(bp, raw)));
-        if (ahead.put(key, f) == null) aheadBytes.addAndGet(key.size()); // a replaced entry had the same key and size
+    /**
+     * One sequential reader's read-ahead for one read: {@link AheadWindow#prefetch} its blocks in order and stop at
+     * the first false. The budget is swept for blocks read ahead that nobody claimed at most once per window: a
+     * sweep walks every entry (up to 16,384 with 512-byte records) under the pool lock.
+     */
+    public AheadWindow aheadWindow() {
+        return new AheadWindow();
     }
 
-    /** Whether {@code size} more bytes of read-ahead fit, after dropping what finished unclaimed (its reader went elsewhere). */
-    private boolean roomAhead(int size) {
-        if (aheadBytes.get() + size <= MAX_AHEAD_BYTES) return true;
+    public final class AheadWindow {
+        private boolean swept;
+
+        private AheadWindow() {}
+
+        /**
+         * Starts reading a file block the reader will want soon (nothing if cached, busy or already ahead); false
+         * when the budget is spent: the window ends there.
+         */
+        public boolean prefetch(BlockPointer bp) {
+            if (bp.isHole() || bp.type() != BlockType.FILE_DATA) return true;
+            Ahead key = Ahead.of(bp);
+            if (ahead.containsKey(key)) return true;
+            Dva d = bp.dvas()[0];
+            if (d.device() >= devices.length || pending.containsKey(place(d.device(), d.offset())) || cache.contains(bp)) return true;
+            if (aheadBytes.get() + key.size() > MAX_AHEAD_BYTES) {
+                if (swept) return false;
+                swept = true;
+                sweepAhead();
+                if (aheadBytes.get() + key.size() > MAX_AHEAD_BYTES) return false;
+            }
+            CompletableFuture<Checked> f = devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS,
+                    raw -> new Checked(bp.checksum(), decodeStored(bp, raw)));
+            if (ahead.put(key, f) == null) aheadBytes.addAndGet(key.size()); // a replaced entry had the same key and size
+            return true;
+        }
+    }
+
+    /** Drops the blocks read ahead that finished and nobody claimed (their reader went elsewhere). */
+    private void sweepAhead() {
         for (Map.Entry<Ahead, CompletableFuture<Checked>> e : ahead.entrySet()) {
             if (e.getValue().isDone() && ahead.remove(e.getKey(), e.getValue())) aheadBytes.addAndGet(-e.getKey().size());
         }
-        return aheadBytes.get() + size <= MAX_AHEAD_BYTES;
     }
 
     /** Bytes of read-ahead in flight or waiting for its reader. */
     public long aheadBytes() { return aheadBytes.get(); }
+
+    /** File blocks served from read-ahead (checked against the reader's pointer) since the pool was opened. */
+    public long aheadHits() { return aheadHits.get(); }
 
     /**
      * The commit wrote file block {@code now} over {@code old} with the logical bytes {@code data} (at least
@@ -247,6 +273,7 @@ public final class BlockIo {
                 Checked got = f.get(60, TimeUnit.SECONDS);
                 // checked against the pointer it was read for: the same place and birth, and the same checksum
                 if (java.util.Arrays.equals(got.checksum(), bp.checksum())) out = got.bytes();
+                if (out != null) aheadHits.incrementAndGet();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
