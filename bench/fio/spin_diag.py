@@ -46,6 +46,8 @@ VARIANTS = {
     "p2unb": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.dev.pollers=2 -Dringfuse.spin.share=-1"}),
     # io_uring without the keep-awake threads (KeepAwake), polling as by default
     "nokeep": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake=0"}),
+    # io_uring with one keep-awake thread instead of one per CPU
+    "keep1": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake=1"}),
     # no CPU latency request (LatencyHint) while a stream is hot
     "nohint": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.latencyHint=off"}),
 }

@@ -166,8 +166,12 @@ final class FileData {
         if (last < idx) return;
         TreeMap<Long, byte[]> m = dirty.get(n.ino);
         dev.ringfuse.pool.io.BlockIo.AheadWindow w = ds.pool().io().aheadWindow();
-        tree().scan(new Key(n.ino, DATA, idx), new Key(n.ino, DATA, last + 1),
-                (k, v) -> (m != null && m.containsKey(k.off())) || w.prefetch(BlockPointer.fromBytes(v)));
+        try {
+            tree().scan(new Key(n.ino, DATA, idx), new Key(n.ino, DATA, last + 1),
+                    (k, v) -> (m != null && m.containsKey(k.off())) || w.prefetch(BlockPointer.fromBytes(v)));
+        } finally {
+            w.finish(); // the blocks it gathered are counted against the budget: they must be read
+        }
     }
 
     /**

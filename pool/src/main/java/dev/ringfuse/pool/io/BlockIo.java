@@ -71,6 +71,7 @@ public final class BlockIo {
     /** The sizes of the entries of {@link #ahead}. */
     private final java.util.concurrent.atomic.AtomicLong aheadBytes = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong aheadHits = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong aheadReads = new java.util.concurrent.atomic.AtomicLong();
 
     public BlockIo(BlockDevice[] devices, Allocator allocator) {
         this.devices = devices;
@@ -186,8 +187,8 @@ public final class BlockIo {
     }
 
     /**
-     * One sequential reader's read-ahead for one read: {@link AheadWindow#prefetch} its blocks in order and stop at
-     * the first false. The budget is swept for blocks read ahead that nobody claimed at most once per window: a
+     * One sequential reader's read-ahead for one read: {@link AheadWindow#prefetch} its blocks in order, stop at
+     * the first false, then {@link AheadWindow#finish}. The budget is swept for blocks read ahead that nobody claimed at most once per window: a
      * sweep walks every entry (up to 16,384 with 512-byte records) under the pool lock.
      */
     public AheadWindow aheadWindow() {
@@ -196,12 +197,16 @@ public final class BlockIo {
 
     public final class AheadWindow {
         private boolean swept;
+        /** Blocks offered and counted, stored one after another: read together by {@link #finish}, or when the next does not follow. */
+        private final List<BlockPointer> run = new ArrayList<>();
+        private long runBytes;
 
         private AheadWindow() {}
 
         /**
          * Starts reading a file block the reader will want soon (nothing if cached, busy or already ahead); false
-         * when the budget is spent: the window ends there.
+         * when the budget is spent: the window ends there. Blocks stored one after another are gathered into one
+         * device read ({@link #MERGE_BYTES}): call {@link #finish} when the window's blocks have all been offered.
          */
         public boolean prefetch(BlockPointer bp) {
             if (bp.isHole() || bp.type() != BlockType.FILE_DATA) return true;
@@ -215,11 +220,69 @@ public final class BlockIo {
                 sweepAhead();
                 if (aheadBytes.get() + key.size() > MAX_AHEAD_BYTES) return false;
             }
-            CompletableFuture<Checked> f = devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS,
-                    raw -> new Checked(bp.checksum(), decodeStored(bp, raw)));
-            if (ahead.put(key, f) == null) aheadBytes.addAndGet(key.size()); // a replaced entry had the same key and size
+            aheadBytes.addAndGet(key.size()); // counted from here: a block gathered is as good as in flight
+            if (!run.isEmpty() && (!follows(run.getLast(), bp) || runBytes + d.asize() > MERGE_BYTES)) finish();
+            run.add(bp);
+            runBytes += d.asize();
             return true;
         }
+
+        /** Starts the read of the blocks gathered so far (every window ends with it, also when its walk failed). */
+        public void finish() {
+            if (run.isEmpty()) return;
+            List<BlockPointer> blocks = List.copyOf(run);
+            run.clear();
+            runBytes = 0;
+            aheadReads.incrementAndGet();
+            List<CompletableFuture<Checked>> reads = readRun(blocks, (bp, raw) -> new Checked(bp.checksum(), decodeStored(bp, raw)));
+            for (int i = 0; i < blocks.size(); i++) {
+                Ahead key = Ahead.of(blocks.get(i));
+                // an entry replaced (another window got there first) had the same key and size: counted once
+                if (ahead.put(key, reads.get(i)) != null) aheadBytes.addAndGet(-key.size());
+            }
+        }
+    }
+
+    /**
+     * Blocks stored one after another on a device are read by one device read of up to this many bytes (read-ahead,
+     * `pool verify`): 1 MiB, the size of the device's registered buffers. This disk (a virtual disk over a
+     * host's file) read 1 MiB requests 20–40 % faster than 128 KiB ones at the same bytes in flight (fio,
+     * pool/DESIGN.md "Merged reads"); 0 reads every block on its own.
+     */
+    public static final long MERGE_BYTES = Long.getLong("pool.read.merge.bytes", 1L << 20);
+
+    /** Whether {@code next}'s first copy lies right after {@code prev}'s on the same device. */
+    static boolean follows(BlockPointer prev, BlockPointer next) {
+        Dva a = prev.dvas()[0], b = next.dvas()[0];
+        return a.device() == b.device() && a.offset() + a.asize() == b.offset();
+    }
+
+    /**
+     * Reads {@code run} (first copies stored one after another on one device, see {@link #follows}) by one device
+     * read and applies {@code use} to each block's bytes where they lie in the device's buffer, on a checker
+     * thread; one future per block, completed as soon as its own {@code use} returned. A failed read fails every
+     * block's future; a {@code use} that throws fails only its block's.
+     */
+    <T> List<CompletableFuture<T>> readRun(List<BlockPointer> run, java.util.function.BiFunction<BlockPointer, java.lang.foreign.MemorySegment, T> use) {
+        List<CompletableFuture<T>> each = new ArrayList<>(run.size());
+        for (int i = 0; i < run.size(); i++) each.add(new CompletableFuture<>());
+        Dva first = run.getFirst().dvas()[0], last = run.getLast().dvas()[0];
+        long start = first.offset();
+        int len = (int) (last.offset() + last.asize() - start);
+        devices[first.device()].readAsync(start, len, CHECKERS, raw -> {
+            for (int i = 0; i < run.size(); i++) {
+                Dva d = run.get(i).dvas()[0];
+                try {
+                    each.get(i).complete(use.apply(run.get(i), raw.asSlice(d.offset() - start, d.asize())));
+                } catch (Throwable t) {
+                    each.get(i).completeExceptionally(t);
+                }
+            }
+            return null;
+        }).whenComplete((ignored, err) -> {
+            if (err != null) for (CompletableFuture<T> f : each) f.completeExceptionally(err);
+        });
+        return each;
     }
 
     /** Drops the blocks read ahead that finished and nobody claimed (their reader went elsewhere). */
@@ -231,6 +294,9 @@ public final class BlockIo {
 
     /** Bytes of read-ahead in flight or waiting for its reader. */
     public long aheadBytes() { return aheadBytes.get(); }
+
+    /** Device reads read-ahead started (each covers one block or several stored one after another) since the pool was opened. */
+    public long aheadReads() { return aheadReads.get(); }
 
     /** File blocks served from read-ahead (checked against the reader's pointer) since the pool was opened. */
     public long aheadHits() { return aheadHits.get(); }
@@ -316,14 +382,24 @@ public final class BlockIo {
         return new VerifyWindow(this, done);
     }
 
-    /** Starts reading a single-copy pointer; its check (checksum, decompression) runs on {@link #CHECKERS}. */
-    CompletableFuture<String> checkAsync(BlockPointer bp) {
-        Dva d = bp.dvas()[0];
-        if (d.device() >= devices.length) {
-            return CompletableFuture.completedFuture(new FormatException("block pointer names device " + d.device()).getMessage());
+    /**
+     * Starts reading single-copy pointers stored one after another on one device ({@link #follows}) by one read;
+     * each block's check (checksum, decompression) runs on {@link #CHECKERS}. One future per block, in order.
+     */
+    List<CompletableFuture<String>> checkRunAsync(List<BlockPointer> run) {
+        List<CompletableFuture<String>> out = new ArrayList<>(run.size());
+        if (run.getFirst().dvas()[0].device() >= devices.length) {
+            for (BlockPointer bp : run) {
+                out.add(CompletableFuture.completedFuture(new FormatException("block pointer names device " + bp.dvas()[0].device()).getMessage()));
+            }
+            return out;
         }
-        return devices[d.device()].readAsync(d.offset(), (int) d.asize(), CHECKERS, raw -> validStored(bp, raw))
-                .handle((ok, err) -> check(bp, ok, err));
+        List<CompletableFuture<Boolean>> reads = readRun(run, BlockIo::validStored);
+        for (int i = 0; i < run.size(); i++) {
+            BlockPointer bp = run.get(i);
+            out.add(reads.get(i).handle((ok, err) -> check(bp, ok, err)));
+        }
+        return out;
     }
 
     /**

@@ -17,20 +17,26 @@ import java.util.function.BiConsumer;
  * walks the trees (its error list and byte count stay single-threaded). Before, the walk read 64 blocks, waited
  * for all of them and checksummed them itself: the device idled while it checked and walked (DESIGN.md,
  * "Verification"). Pointers are submitted in groups sorted by device and offset, so that a fragmented file is
- * read in disk order rather than key order. The checks run on {@link BlockIo#CHECKERS}, as read-ahead's do.
+ * read in disk order rather than key order, and blocks that lie one after another are read by one device read
+ * ({@link BlockIo#MERGE_BYTES}). The checks run on {@link BlockIo#CHECKERS}, as read-ahead's do.
  */
 public final class VerifyWindow implements AutoCloseable {
     /**
-     * Reads in flight: the device's registered buffers (a read beyond them allocates a buffer of its own), and
-     * several times the 8 × 1 MiB at which this machine's disk reaches its sequential bandwidth; at least one
-     * (a device may run without registered buffers).
+     * Device reads in flight: the device's registered buffers (a read beyond them allocates a buffer of its own),
+     * and several times the 8 × 1 MiB at which this machine's disk reaches its sequential bandwidth; at least one
+     * (a device may run without registered buffers). A read covers up to {@link BlockIo#MERGE_BYTES} of blocks
+     * stored one after another.
      */
     static final int DEPTH = Math.max(1, Integer.getInteger("pool.verify.depth", UringBlockDevice.FIXED_COUNT));
-    /** Pointers sorted together before submission (a leaf holds about this many file blocks' pointers). */
-    static final int GROUP = 16;
-    private static final long DEADLINE_SECONDS = 60;
+    /**
+     * Pointers sorted together before submission: 64 (8 MiB of 128 KiB records, 1 MiB of 16 KiB ones), so that
+     * what a file's leaves name in key order is read in runs as long as a merged read.
+     */
+    static final int GROUP = 64;
+    private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(60);
 
-    private record InFlight(BlockPointer bp, CompletableFuture<String> check) {}
+    /** One device read: the blocks it covers and each one's check. */
+    private record InFlight(List<BlockPointer> run, List<CompletableFuture<String>> checks) {}
 
     private final BlockIo io;
     private final BiConsumer<BlockPointer, String> done;
@@ -54,28 +60,46 @@ public final class VerifyWindow implements AutoCloseable {
 
     private void submitGroup() {
         group.sort(Comparator.comparingInt((BlockPointer bp) -> bp.dvas()[0].device()).thenComparingLong(bp -> bp.dvas()[0].offset()));
+        List<BlockPointer> run = new ArrayList<>();
+        long runBytes = 0;
         for (BlockPointer bp : group) {
-            while (inFlight.size() >= DEPTH) finishOldest();
-            inFlight.add(new InFlight(bp, io.checkAsync(bp)));
+            long size = bp.dvas()[0].asize();
+            if (!run.isEmpty() && (!BlockIo.follows(run.getLast(), bp) || runBytes + size > BlockIo.MERGE_BYTES)) {
+                submitRun(run);
+                run = new ArrayList<>();
+                runBytes = 0;
+            }
+            run.add(bp);
+            runBytes += size;
         }
+        if (!run.isEmpty()) submitRun(run);
         group.clear();
+    }
+
+    private void submitRun(List<BlockPointer> run) {
+        while (inFlight.size() >= DEPTH) finishOldest();
+        inFlight.add(new InFlight(run, io.checkRunAsync(run)));
     }
 
     private void finishOldest() {
         InFlight f = inFlight.poll();
-        String why;
-        try {
-            why = f.check().get(DEADLINE_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            why = "interrupted";
-        } catch (TimeoutException e) {
-            io.readFailed(f.bp().dvas()[0]);
-            why = "I/O timed out after " + DEADLINE_SECONDS + " s";
-        } catch (ExecutionException e) {
-            why = e.getCause() != null ? e.getCause().toString() : e.toString();
+        long until = System.nanoTime() + DEADLINE_NANOS; // one deadline for the read, not one per block
+        for (int i = 0; i < f.run().size(); i++) {
+            BlockPointer bp = f.run().get(i);
+            String why;
+            try {
+                why = f.checks().get(i).get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                why = "interrupted";
+            } catch (TimeoutException e) {
+                io.readFailed(bp.dvas()[0]);
+                why = "I/O timed out after " + TimeUnit.NANOSECONDS.toSeconds(DEADLINE_NANOS) + " s";
+            } catch (ExecutionException e) {
+                why = e.getCause() != null ? e.getCause().toString() : e.toString();
+            }
+            done.accept(bp, why);
         }
-        done.accept(f.bp(), why);
     }
 
     /** Reads and checks everything queued; returns when every result has been handed back. */

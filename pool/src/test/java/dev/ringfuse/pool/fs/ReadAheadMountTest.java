@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A sequential reader's read-ahead reaches 2 MiB past its read whatever the record size (session 14: with 16 KiB
  * records it reached 256 KiB, 16 blocks, and a sequential read ran at 110–138 MiB/s), the pool never holds more
- * read-ahead than its budget however many readers stream, and what read-ahead serves (counted) is the bytes written.
+ * read-ahead than its budget however many readers stream, records stored one after another are read ahead by one
+ * device read per 1 MiB (session 15), and what read-ahead serves (counted) is the bytes written.
  * O_DIRECT reads by dd (one 1 MiB read(2) each, so one READ of its own offset and size; the JDK's O_DIRECT option is in
  * a module the pool does not read).
  */
@@ -55,12 +56,15 @@ class ReadAheadMountTest {
             assertEquals(0, pool.io().aheadBytes(), "one read is no stream yet");
             readAt(f[0], MIB, model[0]);
             assertEquals(2 * MIB, pool.io().aheadBytes(), "128 records of 16 KiB past the second read");
-            long hits = pool.io().aheadHits();
+            long hits = pool.io().aheadHits(), reads = pool.io().aheadReads();
             readAt(f[0], 2 * MIB, model[0]);
             assertEquals(2 * MIB, pool.io().aheadBytes(), "the third read took 1 MiB of it and started 1 MiB more");
             for (int pos = 3 * MIB; pos < size; pos += MIB) readAt(f[0], pos, model[0]);
             assertEquals(6 * MIB / (16 << 10), pool.io().aheadHits() - hits, "every record past the second read came from read-ahead");
             assertEquals(0, pool.io().aheadBytes(), "nothing read ahead past the end of the file");
+            // the file's records lie one after another: read ahead by device reads of 1 MiB (64 records), not one each
+            long merged = pool.io().aheadReads() - reads;
+            assertTrue(merged >= 1 && merged <= 6 * MIB / BlockIo.MERGE_BYTES, merged + " device reads for 6 MiB of 16 KiB records");
             // five more streams want 12 MiB ahead in all: the pool holds at most its budget (what finished
             // unclaimed makes room), and every stream still reads its own bytes
             for (int pos = 0; pos < size; pos += MIB) {
