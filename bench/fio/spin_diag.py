@@ -46,6 +46,9 @@ VARIANTS = {
     "p2unb": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.dev.pollers=2 -Dringfuse.spin.share=-1"}),
     # io_uring without the keep-awake threads (KeepAwake), polling as by default
     "nokeep": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake=0"}),
+    # /dev/fuse with at most 2 / 4 reader threads instead of autoThreads() (8 on 2 CPUs)
+    "t2": (["--threads", "2"], {}),
+    "t4": (["--threads", "4"], {}),
     # io_uring with one keep-awake thread instead of one per CPU
     "keep1": ([], {"RINGFUSE_JAVA_OPTS": "-Dringfuse.keepAwake=1"}),
     # no CPU latency request (LatencyHint) while a stream is hot

@@ -94,11 +94,20 @@ final class FileData {
      * change; 0 to change only bytes the block already has): see the class comment for its size.
      */
     private byte[] dirtyBlock(Inode n, long idx, int need) throws IOException {
+        return dirtyBlock(n, idx, need, false);
+    }
+
+    /**
+     * {@link #dirtyBlock(Inode, long, int)}; {@code whole}: the caller is about to write every byte of the block, so
+     * its stored bytes are not read (session 15: a 1 MiB overwrite read its eight 128 KiB records from the device
+     * first, one by one, under the pool lock).
+     */
+    private byte[] dirtyBlock(Inode n, long idx, int need, boolean whole) throws IOException {
         TreeMap<Long, byte[]> m = dirty.computeIfAbsent(n.ino, k -> new TreeMap<>());
         byte[] b = m.get(idx);
         int bs = blocksize(n);
         if (b == null) {
-            byte[] cur = block(n, idx);
+            byte[] cur = whole ? null : block(n, idx);
             int size = bufferSize(n, idx, Math.max(need, cur == null ? 0 : cur.length), bs);
             b = cur == null ? new byte[size] : java.util.Arrays.copyOf(cur, size); // never change a cached block
             m.put(idx, b);
@@ -128,7 +137,12 @@ final class FileData {
     /** Where each inode's last read ended: a read starting there is sequential and reads ahead. */
     private final Map<Long, Long> readEnds = new HashMap<>();
     /** At most this far ahead of a sequential reader (see readAhead for how far it goes). */
-    static final long READ_AHEAD = Long.getLong("pool.readahead.bytes", 4L << 20);
+    static final long READ_AHEAD = Long.getLong("pool.readahead.bytes", 8L << 20);
+
+    /** How far ahead one sequential reader reads: a quarter of the pool's budget, at most {@link #READ_AHEAD}. */
+    static long streamAhead() {
+        return Math.min(READ_AHEAD, dev.ringfuse.pool.io.BlockIo.MAX_AHEAD_BYTES / 4);
+    }
 
     /**
      * Copies up to {@code len} bytes at {@code off} into {@code dst} (the reply's own buffer: block bytes from
@@ -158,10 +172,9 @@ final class FileData {
 
     /** Starts reads of the stored blocks from {@code idx} over the next {@link #READ_AHEAD} bytes. */
     private void readAhead(Inode n, long idx, int bs) throws IOException {
-        // a quarter of the pool's read-ahead bytes per stream (2 MiB: other readers still get room), at least 4
-        // records (1 MiB records: 4 MiB), at most READ_AHEAD
-        long stream = Math.min(READ_AHEAD, dev.ringfuse.pool.io.BlockIo.MAX_AHEAD_BYTES / 4);
-        long blocks = Math.max(1, Math.max(Math.min(4, READ_AHEAD / bs), stream / bs));
+        // a quarter of the pool's read-ahead bytes per stream (8 MiB with the default 32: other readers still get
+        // room), at least 4 records (1 MiB records: 4 MiB), at most READ_AHEAD
+        long blocks = Math.max(1, Math.max(Math.min(4, READ_AHEAD / bs), streamAhead() / bs));
         long last = Math.min((n.size - 1) / bs, idx + blocks - 1);
         if (last < idx) return;
         TreeMap<Long, byte[]> m = dirty.get(n.ino);
@@ -189,7 +202,7 @@ final class FileData {
             long idx = pos / bs;
             int in = (int) (pos % bs);
             int k = Math.min(len - done, bs - in);
-            byte[] b = dirtyBlock(n, idx, in + k);
+            byte[] b = dirtyBlock(n, idx, in + k, in == 0 && k == bs);
             MemorySegment.copy(src, ValueLayout.JAVA_BYTE, done, b, in, k);
             done += k;
             if (in + k == bs) { // written to its end: a sequential writer is done with it, prepare it now

@@ -63,11 +63,15 @@ public final class BlockIo {
     }
 
     /**
-     * Read-ahead in flight or waiting for its reader, pool-wide, in bytes of the blocks' logical size: 8 MiB (64
-     * records of 128 KiB, 512 of 16 KiB). Bytes and not a count of blocks (32 until session 14): with 16 KiB
-     * records 32 blocks reached 256 KiB ahead and a sequential read ran at 110–138 MiB/s (pool/DESIGN.md).
+     * Read-ahead in flight or waiting for its reader, pool-wide, in bytes of the blocks' logical size: a 32nd of the
+     * heap, between 8 and 32 MiB (32 MiB, 8 MiB per stream, from a heap of 1 GiB on; 256 records of 128 KiB, 2,048
+     * of 16 KiB). Bytes and not a count of blocks (32 until session 14): with 16 KiB records 32 blocks reached
+     * 256 KiB ahead and a sequential read ran at 110–138 MiB/s. 32 MiB since session 15 (8 before): 2 MiB per
+     * stream kept two merged reads in flight, which a device that answers in a millisecond does not keep busy
+     * (pool/DESIGN.md, "Read-ahead").
      */
-    public static final long MAX_AHEAD_BYTES = Long.getLong("pool.readahead.inflight.bytes", 8L << 20);
+    public static final long MAX_AHEAD_BYTES = Long.getLong("pool.readahead.inflight.bytes",
+            Math.clamp(Runtime.getRuntime().maxMemory() / 32, 8L << 20, 32L << 20));
     /** The sizes of the entries of {@link #ahead}. */
     private final java.util.concurrent.atomic.AtomicLong aheadBytes = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong aheadHits = new java.util.concurrent.atomic.AtomicLong();

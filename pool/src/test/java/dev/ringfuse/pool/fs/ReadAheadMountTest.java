@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A sequential reader's read-ahead reaches 2 MiB past its read whatever the record size (session 14: with 16 KiB
- * records it reached 256 KiB, 16 blocks, and a sequential read ran at 110–138 MiB/s), the pool never holds more
+ * A sequential reader's read-ahead reaches its share of the budget (8 MiB by default) past its read whatever the record
+ * size (session 14: with 16 KiB records it reached 256 KiB, 16 blocks, and a sequential read ran at 110–138 MiB/s), the pool never holds more
  * read-ahead than its budget however many readers stream, records stored one after another are read ahead by one
  * device read per 1 MiB (session 15), and what read-ahead serves (counted) is the bytes written.
  * O_DIRECT reads by dd (one 1 MiB read(2) each, so one READ of its own offset and size; the JDK's O_DIRECT option is in
@@ -41,7 +41,9 @@ class ReadAheadMountTest {
         Pool pool = Pool.create("ra", List.<BlockDevice>of(new MemoryDevice("m", 512L << 20)));
         pool.createDataset("ra/d", Map.of("compression", "off", "recordsize", "16K"));
         pool.commit();
-        int files = 6, size = 8 * MIB;
+        // a stream reads FileData.streamAhead() ahead (8 MiB by default): files long enough to see it whole twice
+        int ahead = (int) FileData.streamAhead();
+        int files = 6, size = ahead + 4 * MIB;
         byte[][] model = new byte[files][size];
         Random rnd = new Random(14);
         for (byte[] m : model) rnd.nextBytes(m);
@@ -55,17 +57,18 @@ class ReadAheadMountTest {
             readAt(f[0], 0, model[0]);
             assertEquals(0, pool.io().aheadBytes(), "one read is no stream yet");
             readAt(f[0], MIB, model[0]);
-            assertEquals(2 * MIB, pool.io().aheadBytes(), "128 records of 16 KiB past the second read");
+            assertEquals(ahead, pool.io().aheadBytes(), ahead / (16 << 10) + " records of 16 KiB past the second read");
             long hits = pool.io().aheadHits(), reads = pool.io().aheadReads();
             readAt(f[0], 2 * MIB, model[0]);
-            assertEquals(2 * MIB, pool.io().aheadBytes(), "the third read took 1 MiB of it and started 1 MiB more");
+            assertEquals(ahead, pool.io().aheadBytes(), "the third read took 1 MiB of it and started 1 MiB more");
             for (int pos = 3 * MIB; pos < size; pos += MIB) readAt(f[0], pos, model[0]);
-            assertEquals(6 * MIB / (16 << 10), pool.io().aheadHits() - hits, "every record past the second read came from read-ahead");
+            assertEquals((size - 2 * MIB) / (16 << 10), pool.io().aheadHits() - hits, "every record past the second read came from read-ahead");
             assertEquals(0, pool.io().aheadBytes(), "nothing read ahead past the end of the file");
             // the file's records lie one after another: read ahead by device reads of 1 MiB (64 records), not one each
             long merged = pool.io().aheadReads() - reads;
-            assertTrue(merged >= 1 && merged <= 6 * MIB / BlockIo.MERGE_BYTES, merged + " device reads for 6 MiB of 16 KiB records");
-            // five more streams want 12 MiB ahead in all: the pool holds at most its budget (what finished
+            assertTrue(merged >= 1 && merged <= (size - 2 * MIB) / BlockIo.MERGE_BYTES,
+                    merged + " device reads for " + (size - 2 * MIB) + " bytes of 16 KiB records");
+            // five more streams want five times a stream's share ahead: the pool holds at most its budget (what finished
             // unclaimed makes room), and every stream still reads its own bytes
             for (int pos = 0; pos < size; pos += MIB) {
                 for (int i = 1; i < files; i++) {
