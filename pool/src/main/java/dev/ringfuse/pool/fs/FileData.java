@@ -134,8 +134,12 @@ final class FileData {
         return Math.max(Layout.SECTOR, Integer.highestOneBit(Math.max(1, need - 1)) << 1);
     }
 
-    /** Where each inode's last read ended: a read starting there is sequential and reads ahead. */
-    private final Map<Long, Long> readEnds = new HashMap<>();
+    /**
+     * A reader of an inode: where its last read ended (a read starting there is sequential and reads ahead) and how
+     * far ahead it read then (0: it did not).
+     */
+    private record Stream(long end, long window) {}
+    private final Map<Long, Stream> streams = new HashMap<>();
     /** At most this far ahead of a sequential reader (see readAhead for how far it goes). */
     static final long READ_AHEAD = Long.getLong("pool.readahead.bytes", 8L << 20);
 
@@ -152,9 +156,18 @@ final class FileData {
         if (off >= n.size) return 0;
         int want = (int) Math.min(len, n.size - off);
         int bs = blocksize(n);
-        Long end = readEnds.put(n.ino, off + want);
-        if (readEnds.size() > 4096) readEnds.clear();
-        if (end != null && end == off) readAhead(n, (off + want) / bs, bs);
+        Stream s = streams.get(n.ino);
+        long window = 0;
+        if (s != null && s.end() == off) {
+            // the window starts at twice this read (at least 4 records) and doubles with every further sequential
+            // read up to the stream's share (8 MiB), as the kernel's readahead grows: a random reader whose read
+            // happens to start where its last one ended costs a small window, not 64 records read for nothing
+            long max = streamAhead();
+            window = s.window() == 0 ? Math.min(max, Math.max(2L * want, 4L * bs)) : Math.min(max, 2 * s.window());
+            readAhead(n, (off + want) / bs, bs, window);
+        }
+        streams.put(n.ino, new Stream(off + want, window));
+        if (streams.size() > 4096) streams.clear();
         int done = 0;
         while (done < want) {
             long pos = off + done;
@@ -170,11 +183,13 @@ final class FileData {
         return want;
     }
 
-    /** Starts reads of the stored blocks from {@code idx} over the next {@link #READ_AHEAD} bytes. */
-    private void readAhead(Inode n, long idx, int bs) throws IOException {
-        // a quarter of the pool's read-ahead bytes per stream (8 MiB with the default 32: other readers still get
-        // room), at least 4 records (1 MiB records: 4 MiB), at most READ_AHEAD
-        long blocks = Math.max(1, Math.max(Math.min(4, READ_AHEAD / bs), streamAhead() / bs));
+    /**
+     * Starts reads of the stored blocks from {@code idx} over the next {@code window} bytes (at most a quarter of the
+     * pool's read-ahead bytes, 8 MiB with the default 32: other readers still get room), at least 4 records (1 MiB
+     * records: 4 MiB) when READ_AHEAD allows.
+     */
+    private void readAhead(Inode n, long idx, int bs, long window) throws IOException {
+        long blocks = Math.max(1, Math.max(Math.min(4, READ_AHEAD / bs), window / bs));
         long last = Math.min((n.size - 1) / bs, idx + blocks - 1);
         if (last < idx) return;
         TreeMap<Long, byte[]> m = dirty.get(n.ino);

@@ -237,8 +237,15 @@ public final class BlockIo {
             List<BlockPointer> blocks = List.copyOf(run);
             run.clear();
             runBytes = 0;
+            List<CompletableFuture<Checked>> reads;
+            try {
+                reads = readRun(blocks, (bp, raw) -> new Checked(bp.checksum(), decodeStored(bp, raw)));
+            } catch (RuntimeException e) {
+                // no read started (a device that refused at once): give the budget back, the reader reads for itself
+                for (BlockPointer bp : blocks) aheadBytes.addAndGet(-bp.lsize());
+                return;
+            }
             aheadReads.incrementAndGet();
-            List<CompletableFuture<Checked>> reads = readRun(blocks, (bp, raw) -> new Checked(bp.checksum(), decodeStored(bp, raw)));
             for (int i = 0; i < blocks.size(); i++) {
                 Ahead key = Ahead.of(blocks.get(i));
                 // an entry replaced (another window got there first) had the same key and size: counted once
