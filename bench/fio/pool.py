@@ -141,9 +141,12 @@ def prepare(rn, args, peer, cmds):
             _, rec["version"] = pool_peers.setup_kernel(peer, image, live.mnt, rn.cleanup, rn.setup_commands)
             rec["server_command"] = "(kernel)"
         else:
-            live.dataset = pool_peers.setup_pool(peer, image, args.size, rn.ringfuse, rn.env, rn.setup_commands)
-            jfr = os.path.join(os.path.abspath(args.jfr), peer.name + ".jfr") if args.jfr else None
-            argv = pool_peers.pool_server_argv(rn.ringfuse, live.dataset, live.mnt, jfr, peer.mount_opts)
+            if peer.kind == "memfs":
+                argv = pool_peers.memfs_server_argv(rn.ringfuse, live.mnt, rn.setup_commands)
+            else:
+                live.dataset = pool_peers.setup_pool(peer, image, args.size, rn.ringfuse, rn.env, rn.setup_commands)
+                jfr = os.path.join(os.path.abspath(args.jfr), peer.name + ".jfr") if args.jfr else None
+                argv = pool_peers.pool_server_argv(rn.ringfuse, live.dataset, live.mnt, jfr, peer.mount_opts)
             log_path = os.path.join(rn.logs, peer.name + ".log")
             live.proc = start_server(rn.cleanup, argv, live.mnt, log_path, {"RINGFUSE_POOLS": rn.env["RINGFUSE_POOLS"]})
             rec["server_command"] = " ".join(argv).replace(rn.work, "<work>")
@@ -166,9 +169,9 @@ def keep_server_logs(rn, lives):
     """The tail of the log of every pool server that failed, into its record (the logs go with the work
     directory); the transport each server reported (it prints it just after the mount appears)."""
     for live in lives:
-        if live.peer.kind == "pool" and live.rec.get("transport") in (None, "?"):
+        if live.peer.kind != "kernel" and live.rec.get("transport") in (None, "?"):
             live.rec["transport"] = pool_peers.transport_of(os.path.join(rn.logs, live.peer.name + ".log")) or "?"
-        if live.peer.kind != "pool" or not (live.rec["errors"] or (live.proc and live.proc.poll() not in (None, 0))):
+        if live.peer.kind == "kernel" or not (live.rec["errors"] or (live.proc and live.proc.poll() not in (None, 0))):
             continue
         try:
             with open(os.path.join(rn.logs, live.peer.name + ".log")) as f:
@@ -298,7 +301,7 @@ def main(argv):
     verify = None
     interrupted = False
     try:
-        if any(p.kind == "pool" for p in chosen):
+        if any(p.kind != "kernel" for p in chosen):
             log("building the CLI if needed (./ringfuse pool list)")
             pool_peers.checked([rn.ringfuse, "pool", "list"], timeout=1800, env=rn.env, what="building ringfuse")
         meta_bin = os.path.join(rn.work, "metadata")

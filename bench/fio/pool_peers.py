@@ -5,6 +5,9 @@ Kernel peers: `losetup --direct-io=on` over the image (so the host's page cache 
 the pool opens its image with O_DIRECT too), mkfs, mount with noatime (the pool's datasets have atime=off).
 Pool peers: `ringfuse pool create` on their own image (one pool per peer: a pool's images are locked by
 the process that serves it), `fs create` with the peer's compression, `ringfuse mount pool`.
+The memfs peer stores nothing on the disk (its files are in the server's memory): the same FUSE mount, transport
+and jobs with no storage under them, so its ratio to btrfs is the most any FUSE server can reach on this machine
+for that job (the ceiling), and a pool's ratio to it is what its storage costs.
 """
 import os
 import re
@@ -23,7 +26,7 @@ class PeerError(Exception):
 class Peer:
     def __init__(self, name, label, kind, mkfs=None, mount_opts=None, compression=None, compare=None,
                  default=True):
-        self.name, self.label, self.kind = name, label, kind          # kind: "kernel" or "pool"
+        self.name, self.label, self.kind = name, label, kind          # kind: "kernel", "pool" or "memfs"
         self.mkfs, self.mount_opts, self.compression = mkfs, mount_opts, compression  # pool: -o of the mount
         self.compare = compare   # the btrfs peer it is measured against (targets), for pool peers
         self.default = default   # in a run without --only
@@ -41,7 +44,9 @@ PEERS = [
     # the kernel's writeback cache (pool/DESIGN.md, "Writeback cache"): only when named in --only
     Peer("pool-off-wb", "ringfuse pool, compression=off, -o writeback", "pool", mount_opts="writeback",
          compression="off", compare="btrfs", default=False),
+    Peer("memfs", "ringfuse memfs (no storage: the FUSE ceiling)", "memfs"),
 ]
+CEILING = "memfs"
 
 
 def checked(cmd, timeout=300, env=None, what=None):
@@ -100,6 +105,11 @@ def setup_pool(peer, image, size, ringfuse, env, commands):
                     f"./ringfuse mount pool {name}/bench MNT{' -o ' + peer.mount_opts if peer.mount_opts else ''}"
                     "   # the server, in the foreground")
     return f"{name}/bench"
+
+
+def memfs_server_argv(ringfuse, mnt, commands):
+    commands.append("# memfs\n./ringfuse mount memfs MNT   # the server, in the foreground")
+    return [ringfuse, "mount", "memfs", mnt]
 
 
 def pool_server_argv(ringfuse, dataset, mnt, jfr=None, opts=None):
@@ -186,5 +196,5 @@ def transport_of(log_path):
         return None
 
 
-__all__ = ["PEERS", "PeerError", "make_image", "setup_kernel", "setup_pool", "pool_server_argv", "stats_socket",
+__all__ = ["PEERS", "CEILING", "PeerError", "memfs_server_argv", "make_image", "setup_kernel", "setup_pool", "pool_server_argv", "stats_socket",
            "read_stats", "verify", "device_read", "mounted", "transport_of"]

@@ -7,6 +7,7 @@ import sys
 import bonnie
 import report
 from jobs import FSYNC_JOBS, JOBS, METADATA_PHASES
+from pool_peers import CEILING
 
 ANALYSIS = "<!-- analysis: hand-written below this line; pool_report.py keeps it when it rewrites the file -->"
 # the issue's targets, as ratios to btrfs in the same run
@@ -85,6 +86,28 @@ def ratio_rows(results, metrics, get, rounds_key, targets):
     return lines
 
 
+def ceiling_lines(results, metrics, get, rounds_key, what):
+    """The pools against memfs, the same FUSE mount with no storage (the ceiling), and memfs against btrfs: a
+    target over memfs's ratio is out of reach of any FUSE server on this machine for that job."""
+    by = {r["name"]: r for r in results}
+    top = by.get(CEILING)
+    pools = [r for r in results if r["kind"] == "pool"]
+    if not top or not pools or not any(get(top, m) is not None for m in metrics):
+        return []
+    head = ["peer", "compared with"] + metrics
+    lines = ["", f"Against the FUSE ceiling ({what}): each pool over memfs (what its storage costs on the same "
+             "mount path), and memfs over btrfs (the most a FUSE server reached here; a target above it is out "
+             "of reach of any FUSE server for that job on this machine):", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = [(p, top) for p in pools] + ([(top, by["btrfs"])] if "btrfs" in by else [])
+    for num, den in rows:
+        cells = [report.plain_ratio(get(num, m), get(den, m),
+                                    report.paired(num["rounds"].get(rounds_key(m), []), den["rounds"].get(rounds_key(m), [])))
+                 for m in metrics]
+        lines.append("| " + " | ".join([num["name"], den["name"]] + cells) + " |")
+    return lines
+
+
 def fsync_lines(results):
     """The durability jobs: writes/s, each write followed by its fsync or fdatasync, and that call's latency."""
     keys = [j.key for j in FSYNC_JOBS]
@@ -118,7 +141,7 @@ def phase_table(results):
              "server µs/request (mean) | CPU ms/MiB |", "|---|---|---|---|---|---|---|---|"]
     for r in results:
         rs = [b for b in r.get("bonnie") or [] if b]
-        if r["kind"] != "pool" or not rs:
+        if r["kind"] == "kernel" or not rs:
             continue
         for ph in bonnie.PHASES.values():
             wall = sum(b["phases"].get(ph, {}).get("wall_s", 0) for b in rs)
@@ -210,6 +233,7 @@ def write(out, run, results):
            "about which side of the line the ratio is on.", "", "![ratios to btrfs](pool-ratios.png)", "",
            "### bonnie++'s own CPU (%CP, median)", ""]
     md += bonnie_cpu_table(results)
+    md += ceiling_lines(results, bonnie.METRICS, lambda r, k: med(bstat(r, k)), lambda k: "bonnie:" + k, "bonnie++")
     md += ["", "### Where the pool server's time goes, per phase", ""]
     md += phase_table(results)
     md += ["", "## fio jobs and metadata (the jobs of `ringfuse bench fio`)", ""]
@@ -218,8 +242,9 @@ def write(out, run, results):
     keys = [j.key for j in JOBS] + [f"meta:{p}" for p in METADATA_PHASES]
     md += ["", "Ratios to btrfs:", ""]
     md += ratio_rows(results, keys, report.median, lambda k: k, {})
-    md += ["", "Server CPU per operation (µs; pool servers only: a kernel filesystem's work is not in one process):", ""]
-    md += report.cpu_table([r for r in fio_results if r["kind"] == "pool"])
+    md += ceiling_lines(results, keys, report.median, lambda k: k, "fio jobs")
+    md += ["", "Server CPU per operation (µs; ringfuse servers only: a kernel filesystem's work is not in one process):", ""]
+    md += report.cpu_table([r for r in fio_results if r["kind"] != "kernel"])
     md += fsync_lines(results)
     md += ["", "## `pool verify` against the device's sequential read bandwidth", ""]
     md += verify_lines(run, results)
@@ -255,7 +280,8 @@ def write(out, run, results):
 
 
 def color(name):
-    return "#d62728" if name.startswith("pool") else "#1f77b4" if name.startswith("btrfs") else "#7f7f7f"
+    return ("#d62728" if name.startswith("pool") else "#1f77b4" if name.startswith("btrfs")
+            else "#2ca02c" if name == CEILING else "#7f7f7f")
 
 
 def charts(out, results, run):

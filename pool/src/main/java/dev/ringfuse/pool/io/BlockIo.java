@@ -224,8 +224,8 @@ public final class BlockIo {
                 sweepAhead();
                 if (aheadBytes.get() + key.size() > MAX_AHEAD_BYTES) return false;
             }
-            aheadBytes.addAndGet(key.size()); // counted from here: a block gathered is as good as in flight
             if (!run.isEmpty() && (!follows(run.getLast(), bp) || runBytes + d.asize() > MERGE_BYTES)) finish();
+            aheadBytes.addAndGet(key.size()); // counted from here: a block gathered is as good as in flight
             run.add(bp);
             runBytes += d.asize();
             return true;
@@ -240,9 +240,11 @@ public final class BlockIo {
             List<CompletableFuture<Checked>> reads;
             try {
                 reads = readRun(blocks, (bp, raw) -> new Checked(bp.checksum(), decodeStored(bp, raw)));
-            } catch (RuntimeException e) {
-                // no read started (a device that refused at once): give the budget back, the reader reads for itself
-                for (BlockPointer bp : blocks) aheadBytes.addAndGet(-bp.lsize());
+            } catch (RuntimeException | Error e) {
+                // no read started (a device that refused at once, no memory for a buffer): give the budget back,
+                // the reader reads for itself
+                for (BlockPointer bp : blocks) aheadBytes.addAndGet(-Ahead.of(bp).size());
+                if (e instanceof Error err) throw err;
                 return;
             }
             aheadReads.incrementAndGet();
@@ -342,6 +344,7 @@ public final class BlockIo {
         byte[] c = cache.get(bp);
         if (c != null) return c;
         byte[] out = null;
+        boolean suspect = false; // read ahead, and that read was bad: on a mirror, maybe on a side the retry would not try
         Ahead key = ahead.isEmpty() ? null : Ahead.of(bp);
         CompletableFuture<Checked> f = key == null ? null : ahead.remove(key);
         if (f != null) {
@@ -349,15 +352,19 @@ public final class BlockIo {
             try {
                 Checked got = f.get(60, TimeUnit.SECONDS);
                 // checked against the pointer it was read for: the same place and birth, and the same checksum
-                if (java.util.Arrays.equals(got.checksum(), bp.checksum())) out = got.bytes();
+                if (java.util.Arrays.equals(got.checksum(), bp.checksum())) {
+                    out = got.bytes();
+                    suspect = out == null;
+                }
                 if (out != null) aheadHits.incrementAndGet();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
                 // the ordinary path below retries, counts and reports the failure
+                suspect = true;
             }
         }
-        if (out == null) out = readCopies(bp);
+        if (out == null) out = readCopies(bp, suspect);
         cache.put(bp, out);
         return out;
     }
@@ -408,7 +415,11 @@ public final class BlockIo {
         List<CompletableFuture<Boolean>> reads = readRun(run, BlockIo::validStored);
         for (int i = 0; i < run.size(); i++) {
             BlockPointer bp = run.get(i);
-            out.add(reads.get(i).handle((ok, err) -> check(bp, ok, err)));
+            // a merged read that failed (EIO on one sector, a short read) says nothing of each block in it: each is
+            // read again on its own, so that only the blocks that fail alone are reported and counted
+            out.add(reads.get(i).handle((ok, err) -> err != null && run.size() > 1
+                    ? checkRunAsync(List.of(bp)).getFirst()
+                    : CompletableFuture.completedFuture(check(bp, ok, err))).thenCompose(c -> c));
         }
         return out;
     }
@@ -435,7 +446,7 @@ public final class BlockIo {
         }
         if (why != null && devices[d.device()] instanceof MirrorDevice m) {
             // one side's copy is bad: the block is fine if another side has it (and that side heals this one)
-            if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d)) != null) why = null;
+            if (m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d), true) != null) why = null;
             else why = "no side of the mirror holds a good copy (" + why + ")";
         } else if (why != null && err != null) {
             stats[d.device()].readErrors.incrementAndGet();
@@ -460,14 +471,22 @@ public final class BlockIo {
         return readCopies(bp);
     }
 
+    private byte[] readCopies(BlockPointer bp) throws IOException {
+        return readCopies(bp, false);
+    }
+
     /**
      * Tries each copy (and each side of a mirror) until one matches the checksum; copies that failed before it
-     * are rewritten with the good bytes (self-healing; DESIGN.md, "Mirrors").
+     * are rewritten with the good bytes (self-healing; DESIGN.md, "Mirrors"). {@code suspect}: an earlier read of
+     * the first copy was bad on a mirror side this read might not start on, so every side of that mirror is read
+     * ({@link MirrorDevice#readVerified(long, int, java.util.function.Predicate, java.util.function.BooleanSupplier, boolean)}).
      */
-    private byte[] readCopies(BlockPointer bp) throws IOException {
+    private byte[] readCopies(BlockPointer bp, boolean suspect) throws IOException {
         IOException last = null;
         List<Dva> bad = null;
-        for (Dva d : bp.dvas()) {
+        Dva[] copies = bp.dvas();
+        for (int c = 0; c < copies.length; c++) {
+            Dva d = copies[c];
             if (d.isEmpty()) continue;
             if (d.device() >= devices.length) {
                 last = new FormatException("block pointer names device " + d.device() + " of " + devices.length);
@@ -477,7 +496,8 @@ public final class BlockIo {
             if (raw != null && raw.length < d.asize()) raw = null;
             boolean verified = false; // a mirror's copy was checked side by side: not checksummed again
             if (raw == null && devices[d.device()] instanceof MirrorDevice m) {
-                raw = m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d));
+                raw = m.readVerified(d.offset(), (int) d.asize(), r -> matches(bp, r), () -> allocator.isAllocated(d),
+                        suspect && c == 0); // read ahead is of the first copy
                 if (raw == null) {
                     last = new ChecksumException("no side of " + m.name() + " holds a good copy of the " + bp.type()
                             + " block at " + d.offset());

@@ -174,7 +174,18 @@ public final class MirrorDevice implements BlockDevice {
      * no more than its read: {@code mayRepair} is asked only when there is something to repair.
      */
     public byte[] readVerified(long offset, int len, Predicate<byte[]> valid, BooleanSupplier mayRepair) {
+        return readVerified(offset, len, valid, mayRepair, false);
+    }
+
+    /**
+     * As above; {@code suspect}: a read of this place already met a bad copy on a side this call cannot name (a
+     * merged read starts on the side chosen for its first block, {@link #readOrder}, which need not be the side
+     * chosen here), so every side is read, each bad one counted and repaired, not only those tried before a
+     * good one.
+     */
+    public byte[] readVerified(long offset, int len, Predicate<byte[]> valid, BooleanSupplier mayRepair, boolean suspect) {
         List<Integer> bad = null;
+        byte[] good = null;
         for (int i : readOrder(offset)) {
             byte[] raw = readSide(i, offset, len, valid);
             if (raw == null) {
@@ -182,10 +193,17 @@ public final class MirrorDevice implements BlockDevice {
                 bad.add(i);
                 continue;
             }
-            if (bad != null && mayRepair.getAsBoolean()) for (int b : bad) repair(b, offset, raw);
-            return raw;
+            if (good == null) good = raw;
+            if (!suspect) break;
         }
-        return null;
+        if (good != null && bad != null && mayRepair.getAsBoolean()) for (int b : bad) repair(b, offset, good);
+        return good;
+    }
+
+    /** The side a read at {@code offset} starts on, or -1 with no side online (for tests). */
+    int firstSide(long offset) {
+        List<Integer> order = readOrder(offset);
+        return order.isEmpty() ? -1 : order.getFirst();
     }
 
     /** Side {@code i}'s copy if it reads and {@code valid} accepts it, else null (the failure counted on the side). */

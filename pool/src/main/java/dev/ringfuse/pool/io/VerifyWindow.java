@@ -34,6 +34,7 @@ public final class VerifyWindow implements AutoCloseable {
      */
     static final int GROUP = 64;
     private static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     /** One device read: the blocks it covers and each one's check. */
     private record InFlight(List<BlockPointer> run, List<CompletableFuture<String>> checks) {}
@@ -84,18 +85,26 @@ public final class VerifyWindow implements AutoCloseable {
     private void finishOldest() {
         InFlight f = inFlight.poll();
         long until = System.nanoTime() + DEADLINE_NANOS; // one deadline for the read, not one per block
+        boolean arrived = false, timedOut = false;
         for (int i = 0; i < f.run().size(); i++) {
             BlockPointer bp = f.run().get(i);
             String why;
             try {
-                why = f.checks().get(i).get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+                long wait = Math.max(0, until - System.nanoTime());
+                // once the read has arrived its blocks are checked one after another: a block checked just after
+                // the deadline is not a read that timed out
+                if (arrived) wait = Math.max(wait, GRACE_NANOS);
+                why = f.checks().get(i).get(wait, TimeUnit.NANOSECONDS);
+                arrived = true;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 why = "interrupted";
             } catch (TimeoutException e) {
-                io.readFailed(bp.dvas()[0]);
+                if (!timedOut) io.readFailed(bp.dvas()[0]); // one device read that never answered, counted once
+                timedOut = true;
                 why = "I/O timed out after " + TimeUnit.NANOSECONDS.toSeconds(DEADLINE_NANOS) + " s";
             } catch (ExecutionException e) {
+                arrived = true;
                 why = e.getCause() != null ? e.getCause().toString() : e.toString();
             }
             done.accept(bp, why);

@@ -7,12 +7,14 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A memory device whose next flush can be held (to catch what a command holds while its commit's I/O is in
- * progress) and whose reads can be slowed (to keep a scrub running).
+ * progress), whose reads can be slowed (to keep a scrub running) and can fail on a range (an unreadable sector).
  */
 public final class GatedDevice implements BlockDevice {
     private final MemoryDevice d;
     private volatile CountDownLatch entered, release;
     public volatile long readDelayNanos;
+    /** Reads that touch [badFrom, badTo) fail with EIO (an unreadable sector); -1: none. */
+    public volatile long badFrom = -1, badTo = -1;
     public final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
 
     public GatedDevice(String name, long size) {
@@ -37,6 +39,7 @@ public final class GatedDevice implements BlockDevice {
     public void read(long offset, byte[] dst, int off, int len) throws IOException {
         reads.incrementAndGet();
         if (readDelayNanos > 0) LockSupport.parkNanos(readDelayNanos);
+        if (badFrom >= 0 && offset < badTo && offset + len > badFrom) throw new IOException(name() + ": EIO reading at " + offset);
         d.read(offset, dst, off, len);
     }
 
