@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The bytes of regular files: blocks of the file's block size under (ino, DATA, index). Writes go to dirty
@@ -153,7 +154,17 @@ final class FileData {
      * the cache or a dirty buffer go there in one copy, holes are zero-filled in place); returns the count.
      */
     int read(Inode n, long off, MemorySegment dst, int len) throws IOException {
-        if (off >= n.size) return 0;
+        track(n, off, len);
+        return copy(n, off, dst, len);
+    }
+
+    /**
+     * The part of a read that belongs to its arrival, in the order the kernel sent the reads: the reader's stream
+     * (a read starting where the last one ended is sequential) and the read-ahead it starts. A read whose blocks
+     * must come from the device is copied later ({@link #fetch}), and must not then count as the stream's latest.
+     */
+    void track(Inode n, long off, int len) throws IOException {
+        if (off >= n.size) return;
         int want = (int) Math.min(len, n.size - off);
         int bs = blocksize(n);
         Stream s = streams.get(n.ino);
@@ -168,6 +179,37 @@ final class FileData {
         }
         streams.put(n.ino, new Stream(off + want, window));
         if (streams.size() > 4096) streams.clear();
+    }
+
+    /** {@code -Dpool.read.fetch=false}: a read waits for its blocks under the pool lock, as before session 17 (for A/B runs). */
+    static final boolean FETCH = !"false".equals(System.getProperty("pool.read.fetch"));
+
+    /**
+     * Starts the device reads of the stored blocks of {@code [off, off + len)} that are neither in memory nor on
+     * their way (a random read; a sequential one finds them read ahead); returns a future that completes when
+     * they have arrived, or null when nothing was started. Either way {@link #copy} gives the bytes.
+     */
+    CompletableFuture<Void> fetch(Inode n, long off, int len) throws IOException {
+        if (!FETCH || off >= n.size || len <= 0) return null;
+        int bs = blocksize(n);
+        long first = off / bs, last = (Math.min(off + len, n.size) - 1) / bs;
+        TreeMap<Long, byte[]> m = dirty.get(n.ino);
+        List<BlockPointer> stored = new ArrayList<>((int) (last - first + 1));
+        tree().scan(new Key(n.ino, DATA, first), new Key(n.ino, DATA, last + 1), (k, v) -> {
+            if (m == null || !m.containsKey(k.off())) stored.add(BlockPointer.fromBytes(v));
+            return true;
+        });
+        return stored.isEmpty() ? null : ds.pool().io().fetch(stored);
+    }
+
+    /**
+     * Copies up to {@code len} bytes at {@code off} into {@code dst} (see {@link #read}); returns the count. The
+     * file may have changed since {@link #track}: what it holds now is what is copied.
+     */
+    int copy(Inode n, long off, MemorySegment dst, int len) throws IOException {
+        if (off >= n.size) return 0;
+        int want = (int) Math.min(len, n.size - off);
+        int bs = blocksize(n);
         int done = 0;
         while (done < want) {
             long pos = off + done;

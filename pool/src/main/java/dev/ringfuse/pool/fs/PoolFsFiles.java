@@ -21,7 +21,11 @@ import dev.ringfuse.pool.txg.Pool;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The byte half of {@link PoolFs}: state shared by both halves, open handles, read, write, fsync, fallocate, lseek, xattrs. */
@@ -423,11 +427,46 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     @Override
     public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
+        @SuppressWarnings("unchecked") CompletableFuture<Void>[] fetching = new CompletableFuture[1];
         locked(() -> {
             Inode n = file(nodeid);
+            data.track(n, offset, size);
+            fetching[0] = data.fetch(n, offset, size);
             // straight into the transport's reply buffer: no intermediate array (DESIGN.md, "Read path")
-            reply.commit(data.read(n, offset, reply.buffer(), size));
+            if (fetching[0] == null) reply.commit(data.copy(n, offset, reply.buffer(), size));
         });
+        // blocks on their way from the device: answered when they are here, and this thread takes the next request
+        // (pool/DESIGN.md, "Reads that wait for the device"); a device that never answers is the copy's to report
+        if (fetching[0] != null) {
+            fetching[0].completeOnTimeout(null, FETCH_WAIT_SECONDS, TimeUnit.SECONDS)
+                    .thenRunAsync(() -> copyLater(nodeid, offset, size, reply), LATER);
+        }
+    }
+
+    /** How long a read waits for its blocks before it reads them the ordinary way (which has its own deadlines). */
+    static final long FETCH_WAIT_SECONDS = 60;
+    /** Where reads whose blocks arrived are answered: off the checker threads, which complete the other blocks. */
+    private static final Executor LATER =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-read-", 0).factory());
+
+    private void copyLater(long nodeid, long offset, int size, ReadReply reply) {
+        try {
+            locked(() -> reply.commit(data.copy(file(nodeid), offset, reply.buffer(), size)));
+        } catch (FuseException e) {
+            answer(reply, e.errno());
+        } catch (Throwable e) { // an Error too: the reader waits for this answer
+            System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "read " + nodeid + ": " + e);
+            answer(reply, Errno.EIO);
+        }
+    }
+
+    /** An error answer from a thread of the pool's own, which nothing above would log: the mount may be gone by now. */
+    private static void answer(ReadReply reply, Errno errno) {
+        try {
+            if (!reply.isDone()) reply.error(errno);
+        } catch (RuntimeException e) {
+            System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.DEBUG, "late read answer: " + e);
+        }
     }
 
 }

@@ -213,11 +213,9 @@ public final class BlockIo {
          * device read ({@link #MERGE_BYTES}): call {@link #finish} when the window's blocks have all been offered.
          */
         public boolean prefetch(BlockPointer bp) {
-            if (bp.isHole() || bp.type() != BlockType.FILE_DATA) return true;
+            if (!wanted(bp)) return true;
             Ahead key = Ahead.of(bp);
-            if (ahead.containsKey(key)) return true;
             Dva d = bp.dvas()[0];
-            if (d.device() >= devices.length || pending.containsKey(place(d.device(), d.offset())) || cache.contains(bp)) return true;
             if (aheadBytes.get() + key.size() > MAX_AHEAD_BYTES) {
                 if (swept) return false;
                 swept = true;
@@ -254,6 +252,44 @@ public final class BlockIo {
                 if (ahead.put(key, reads.get(i)) != null) aheadBytes.addAndGet(-key.size());
             }
         }
+    }
+
+    /** Whether {@code bp} is a stored file block that is neither in memory nor being read: one a reader would wait for. */
+    private boolean wanted(BlockPointer bp) {
+        if (bp.isHole() || bp.type() != BlockType.FILE_DATA) return false;
+        Dva d = bp.dvas()[0];
+        return d.device() < devices.length && !ahead.containsKey(Ahead.of(bp))
+                && !pending.containsKey(place(d.device(), d.offset())) && !cache.contains(bp);
+    }
+
+    /**
+     * Starts the device reads of those of one read's file blocks ({@code blocks}, in file order) that are not in
+     * memory nor already being read, merged where they lie one after another, as read-ahead does and within its
+     * budget; returns a future that completes (never exceptionally) once they have arrived and been checked, or
+     * null when no read was started. The caller then reads the blocks through {@link #read(BlockPointer)} as
+     * usual, which claims them from the read-ahead entries and checks them against the pointers it then holds
+     * (pool/DESIGN.md, "Reads that wait for the device"): so the pool lock need not be held while they are read,
+     * and several random reads are in flight at once.
+     */
+    public CompletableFuture<Void> fetch(List<BlockPointer> blocks) {
+        AheadWindow w = new AheadWindow();
+        List<Ahead> started = new ArrayList<>(blocks.size());
+        try {
+            for (BlockPointer bp : blocks) {
+                if (!wanted(bp)) continue;
+                if (!w.prefetch(bp)) break; // the budget is spent: the rest is read the ordinary way
+                started.add(Ahead.of(bp));
+            }
+        } finally {
+            w.finish();
+        }
+        List<CompletableFuture<Checked>> reads = new ArrayList<>(started.size());
+        for (Ahead key : started) {
+            CompletableFuture<Checked> f = ahead.get(key);
+            if (f != null) reads.add(f);
+        }
+        if (reads.isEmpty()) return null;
+        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).handle((ok, err) -> null);
     }
 
     /**

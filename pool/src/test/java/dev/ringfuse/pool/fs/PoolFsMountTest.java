@@ -48,7 +48,12 @@ class PoolFsMountTest {
     }
 
     static <T> T mounted(PoolFs fs, Path mp, java.util.concurrent.Callable<T> work, Duration limit) throws Exception {
-        Mount m = MountedFsKit.withTimeout(Duration.ofSeconds(30), mp, () -> Fuse.mount(mp, fs, MountOptions.defaults()));
+        return mounted(fs, mp, MountOptions.defaults(), work, limit);
+    }
+
+    /** Runs {@code work} with {@code fs} mounted at {@code mp} with {@code options}. */
+    static <T> T mounted(PoolFs fs, Path mp, MountOptions options, java.util.concurrent.Callable<T> work, Duration limit) throws Exception {
+        Mount m = MountedFsKit.withTimeout(Duration.ofSeconds(30), mp, () -> Fuse.mount(mp, fs, options));
         try {
             return MountedFsKit.withTimeout(limit, mp, work);
         } finally {

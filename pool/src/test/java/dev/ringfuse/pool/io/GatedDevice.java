@@ -16,6 +16,21 @@ public final class GatedDevice implements BlockDevice {
     /** Reads that touch [badFrom, badTo) fail with EIO (an unreadable sector); -1: none. */
     public volatile long badFrom = -1, badTo = -1;
     public final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+    /** Started reads run on a thread of their own, as a real device's do (MemoryDevice reads in the caller). */
+    public volatile boolean asyncReads;
+    private volatile CountDownLatch readsEntered, readsRelease;
+
+    /** Reads wait from now until {@link #releaseReads}; returns the latch a read counts down on arriving. */
+    public CountDownLatch holdReads() {
+        readsRelease = new CountDownLatch(1);
+        return readsEntered = new CountDownLatch(1);
+    }
+
+    public void releaseReads() {
+        CountDownLatch r = readsRelease;
+        readsRelease = null;
+        if (r != null) r.countDown();
+    }
 
     public GatedDevice(String name, long size) {
         this.d = new MemoryDevice(name, size);
@@ -38,9 +53,35 @@ public final class GatedDevice implements BlockDevice {
     @Override
     public void read(long offset, byte[] dst, int off, int len) throws IOException {
         reads.incrementAndGet();
+        CountDownLatch hold = readsRelease;
+        if (hold != null) {
+            readsEntered.countDown();
+            try {
+                if (!hold.await(60, TimeUnit.SECONDS)) throw new IOException("read gate never opened");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted in a held read");
+            }
+        }
         if (readDelayNanos > 0) LockSupport.parkNanos(readDelayNanos);
         if (badFrom >= 0 && offset < badTo && offset + len > badFrom) throw new IOException(name() + ": EIO reading at " + offset);
         d.read(offset, dst, off, len);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<byte[]> readAsync(long offset, int len) {
+        if (!asyncReads) return BlockDevice.super.readAsync(offset, len);
+        java.util.concurrent.CompletableFuture<byte[]> f = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                byte[] b = new byte[len];
+                read(offset, b, 0, len);
+                f.complete(b);
+            } catch (IOException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
     }
 
     @Override
