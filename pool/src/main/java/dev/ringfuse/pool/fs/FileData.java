@@ -19,7 +19,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The bytes of regular files: blocks of the file's block size under (ino, DATA, index). Writes go to dirty
@@ -150,15 +149,6 @@ final class FileData {
     }
 
     /**
-     * Copies up to {@code len} bytes at {@code off} into {@code dst} (the reply's own buffer: block bytes from
-     * the cache or a dirty buffer go there in one copy, holes are zero-filled in place); returns the count.
-     */
-    int read(Inode n, long off, MemorySegment dst, int len) throws IOException {
-        track(n, off, len);
-        return copy(n, off, dst, len);
-    }
-
-    /**
      * The part of a read that belongs to its arrival, in the order the kernel sent the reads: the reader's stream
      * (a read starting where the last one ended is sequential) and the read-ahead it starts. A read whose blocks
      * must come from the device is copied later ({@link #fetch}), and must not then count as the stream's latest.
@@ -186,11 +176,12 @@ final class FileData {
 
     /**
      * Starts the device reads of the stored blocks of {@code [off, off + len)} that are neither in memory nor on
-     * their way (a random read; a sequential one finds them read ahead); returns a future that completes when
-     * they have arrived, or null when nothing was started. Either way {@link #copy} gives the bytes.
+     * their way; returns what the read must wait for (those, and the ones being read ahead), or null when its
+     * blocks are at hand. Either way {@link #copy} gives the bytes. Not on a snapshot's view: a snapshot destroyed
+     * while a read waits frees its blocks, which the view's late copy would then read as checksum errors.
      */
-    CompletableFuture<Void> fetch(Inode n, long off, int len) throws IOException {
-        if (!FETCH || off >= n.size || len <= 0) return null;
+    BlockIo.Fetch fetch(Inode n, long off, int len) throws IOException {
+        if (!FETCH || ds.readOnly() || off >= n.size || len <= 0) return null;
         int bs = blocksize(n);
         long first = off / bs, last = (Math.min(off + len, n.size) - 1) / bs;
         TreeMap<Long, byte[]> m = dirty.get(n.ino);
@@ -203,7 +194,8 @@ final class FileData {
     }
 
     /**
-     * Copies up to {@code len} bytes at {@code off} into {@code dst} (see {@link #read}); returns the count. The
+     * Copies up to {@code len} bytes at {@code off} into {@code dst} (the reply's own buffer: block bytes from
+     * the cache or a dirty buffer go there in one copy, holes are zero-filled in place); returns the count. The
      * file may have changed since {@link #track}: what it holds now is what is copied.
      */
     int copy(Inode n, long off, MemorySegment dst, int len) throws IOException {

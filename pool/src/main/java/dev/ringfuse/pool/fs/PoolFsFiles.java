@@ -15,17 +15,16 @@ import dev.ringfuse.lowlevel.Notifier;
 import dev.ringfuse.lowlevel.OpenReply;
 import dev.ringfuse.lowlevel.RequestContext;
 import dev.ringfuse.lowlevel.StatusReply;
+import dev.ringfuse.pool.io.BlockIo;
 import dev.ringfuse.pool.io.NoSpaceException;
 import dev.ringfuse.pool.txg.Dataset;
 import dev.ringfuse.pool.txg.Pool;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The byte half of {@link PoolFs}: state shared by both halves, open handles, read, write, fsync, fallocate, lseek, xattrs. */
@@ -427,36 +426,35 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     @Override
     public void read(RequestContext ctx, long nodeid, long fh, long offset, int size, ReadReply reply) {
-        @SuppressWarnings("unchecked") CompletableFuture<Void>[] fetching = new CompletableFuture[1];
+        BlockIo.Fetch[] fetching = new BlockIo.Fetch[1];
         locked(() -> {
             Inode n = file(nodeid);
             data.track(n, offset, size);
-            fetching[0] = data.fetch(n, offset, size);
+            fetching[0] = data.fetch(n, offset, size); // last: nothing after it may throw and leave its entries pinned
             // straight into the transport's reply buffer: no intermediate array (DESIGN.md, "Read path")
             if (fetching[0] == null) reply.commit(data.copy(n, offset, reply.buffer(), size));
         });
         // blocks on their way from the device: answered when they are here, and this thread takes the next request
-        // (pool/DESIGN.md, "Reads that wait for the device"); a device that never answers is the copy's to report
-        if (fetching[0] != null) {
-            fetching[0].completeOnTimeout(null, FETCH_WAIT_SECONDS, TimeUnit.SECONDS)
-                    .thenRunAsync(() -> copyLater(nodeid, offset, size, reply), LATER);
-        }
+        // (pool/DESIGN.md, "Reads that wait for the device")
+        BlockIo.Fetch f = fetching[0];
+        if (f != null) f.arrived.thenAcceptAsync(arrived -> copyLater(nodeid, offset, size, reply, f, arrived), LATER);
     }
 
-    /** How long a read waits for its blocks before it reads them the ordinary way (which has its own deadlines). */
-    static final long FETCH_WAIT_SECONDS = 60;
     /** Where reads whose blocks arrived are answered: off the checker threads, which complete the other blocks. */
     private static final Executor LATER =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-read-", 0).factory());
 
-    private void copyLater(long nodeid, long offset, int size, ReadReply reply) {
+    private void copyLater(long nodeid, long offset, int size, ReadReply reply, BlockIo.Fetch f, boolean arrived) {
         try {
+            if (!arrived) pool.io().release(f, false); // what has not come in 60 s is read the ordinary way
             locked(() -> reply.commit(data.copy(file(nodeid), offset, reply.buffer(), size)));
         } catch (FuseException e) {
             answer(reply, e.errno());
         } catch (Throwable e) { // an Error too: the reader waits for this answer
             System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "read " + nodeid + ": " + e);
             answer(reply, Errno.EIO);
+        } finally {
+            if (arrived) pool.io().release(f, true);
         }
     }
 

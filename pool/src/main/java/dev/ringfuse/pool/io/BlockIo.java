@@ -263,33 +263,86 @@ public final class BlockIo {
     }
 
     /**
-     * Starts the device reads of those of one read's file blocks ({@code blocks}, in file order) that are not in
-     * memory nor already being read, merged where they lie one after another, as read-ahead does and within its
-     * budget; returns a future that completes (never exceptionally) once they have arrived and been checked, or
-     * null when no read was started. The caller then reads the blocks through {@link #read(BlockPointer)} as
-     * usual, which claims them from the read-ahead entries and checks them against the pointers it then holds
-     * (pool/DESIGN.md, "Reads that wait for the device"): so the pool lock need not be held while they are read,
-     * and several random reads are in flight at once.
+     * One read's wait for its blocks ({@link #fetch}): {@link #arrived} completes with true once every block it
+     * waits for has arrived and been checked, or with false after {@link #FETCH_WAIT_SECONDS}; its read-ahead
+     * entries are kept from sweeps until {@link #release}.
      */
-    public CompletableFuture<Void> fetch(List<BlockPointer> blocks) {
+    public static final class Fetch {
+        private final List<Ahead> keys;
+        private final List<CompletableFuture<Checked>> reads;
+        public final CompletableFuture<Boolean> arrived;
+
+        private Fetch(List<Ahead> keys, List<CompletableFuture<Checked>> reads) {
+            this.keys = keys;
+            this.reads = reads;
+            this.arrived = CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+                    .handle((ok, err) -> true) // a failed read is the copy's to retry, count and report
+                    .completeOnTimeout(false, FETCH_WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    /** How long a read waits for its blocks before it reads them the ordinary way (which has its own deadlines). */
+    public static final long FETCH_WAIT_SECONDS = 60;
+    /** Read-ahead entries a {@link Fetch} waits for, with the number of reads waiting: no sweep drops them. */
+    private final ConcurrentHashMap<Ahead, Integer> pinned = new ConcurrentHashMap<>();
+
+    /**
+     * Before a read of {@code blocks} (its file blocks, in file order): starts the device reads of those neither in
+     * memory nor being read (merged where they lie one after another, as read-ahead does and within its budget),
+     * and returns what the read must wait for: those and the ones already being read ahead; null when it need not
+     * wait. The caller then copies through {@link #read(BlockPointer)} as usual, which claims each block from the
+     * read-ahead entries only if it matches the pointer the file holds *then* (pool/DESIGN.md, "Reads that wait
+     * for the device"): so the pool lock need not be held while they are read, and several reads are in flight.
+     */
+    public Fetch fetch(List<BlockPointer> blocks) {
         AheadWindow w = new AheadWindow();
-        List<Ahead> started = new ArrayList<>(blocks.size());
+        List<Ahead> keys = new ArrayList<>(blocks.size());
         try {
             for (BlockPointer bp : blocks) {
-                if (!wanted(bp)) continue;
-                if (!w.prefetch(bp)) break; // the budget is spent: the rest is read the ordinary way
-                started.add(Ahead.of(bp));
+                if (bp.isHole() || bp.type() != BlockType.FILE_DATA) continue;
+                Ahead key = Ahead.of(bp);
+                CompletableFuture<Checked> f = ahead.get(key);
+                if (f != null) {
+                    if (!f.isDone()) keys.add(key); // read ahead and on its way: wait for it off the lock too
+                } else if (wanted(bp)) {
+                    if (!w.prefetch(bp)) break; // the budget is spent: the rest is read the ordinary way
+                    keys.add(key);
+                }
             }
         } finally {
             w.finish();
         }
-        List<CompletableFuture<Checked>> reads = new ArrayList<>(started.size());
-        for (Ahead key : started) {
+        List<Ahead> held = new ArrayList<>(keys.size());
+        List<CompletableFuture<Checked>> reads = new ArrayList<>(keys.size());
+        for (Ahead key : keys) {
+            pinned.merge(key, 1, Integer::sum); // before the lookup: a sweep between the two cannot take it
             CompletableFuture<Checked> f = ahead.get(key);
-            if (f != null) reads.add(f);
+            if (f == null) {
+                unpin(key);
+                continue;
+            }
+            held.add(key);
+            reads.add(f);
         }
-        if (reads.isEmpty()) return null;
-        return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).handle((ok, err) -> null);
+        return reads.isEmpty() ? null : new Fetch(held, reads);
+    }
+
+    /**
+     * The read waiting for {@code f} is about to copy: its entries may be swept again once it has claimed them; if
+     * {@code f} timed out, the ones still in flight are dropped (their budget back; the copy reads those blocks
+     * the ordinary way and does not wait for them a second time).
+     */
+    public void release(Fetch f, boolean arrived) {
+        for (int i = 0; i < f.keys.size(); i++) {
+            Ahead key = f.keys.get(i);
+            CompletableFuture<Checked> r = f.reads.get(i);
+            if (!arrived && !r.isDone() && ahead.remove(key, r)) aheadBytes.addAndGet(-key.size());
+            unpin(key);
+        }
+    }
+
+    private void unpin(Ahead key) {
+        pinned.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
     }
 
     /**
@@ -334,10 +387,12 @@ public final class BlockIo {
         return each;
     }
 
-    /** Drops the blocks read ahead that finished and nobody claimed (their reader went elsewhere). */
+    /** Drops the blocks read ahead that finished and nobody claimed (their reader went elsewhere) nor waits for. */
     private void sweepAhead() {
         for (Map.Entry<Ahead, CompletableFuture<Checked>> e : ahead.entrySet()) {
-            if (e.getValue().isDone() && ahead.remove(e.getKey(), e.getValue())) aheadBytes.addAndGet(-e.getKey().size());
+            if (e.getValue().isDone() && !pinned.containsKey(e.getKey()) && ahead.remove(e.getKey(), e.getValue())) {
+                aheadBytes.addAndGet(-e.getKey().size());
+            }
         }
     }
 

@@ -58,8 +58,11 @@ class DeviceWaitMountTest {
                 assertEquals(a.length, Files.size(fa), "a stat while a's read waits");
                 Files.writeString(mp.resolve("c"), "written while a read waits");
                 assertTrue(held.isAlive(), "a's read still waits for its record");
+                long before = dev.reads.get();
                 dev.releaseReads();
                 assertArrayEquals(part(a, 5 * RECORD, RECORD), finish(held), "a's fifth record once the device answered");
+                assertEquals(before, dev.reads.get(), "the record fetched is the one copied: not read a second time");
+                assertEquals(0, pool.io().aheadBytes(), "the fetch's budget came back when its block was claimed");
                 return null;
             });
         } finally {
@@ -107,6 +110,39 @@ class DeviceWaitMountTest {
         PoolVerifier.Report rep = PoolVerifier.verify(again, null);
         assertTrue(rep.clean(), rep.errors().toString());
         again.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TransportKind.class, names = {"DEV", "URING"})
+    void readsOfRecordsNotInMemoryAreAtTheDeviceTogether(TransportKind transport) throws Exception {
+        GatedDevice dev = new GatedDevice("w", 256L << 20);
+        dev.asyncReads = true;
+        Pool pool = pool(dev);
+        int files = 3;
+        byte[][] model = new byte[files][];
+        Path mp = MountedFsKit.newMountpoint("pool-devicewait");
+        try {
+            mounted(pool, mp, transport, () -> {
+                for (int i = 0; i < files; i++) Files.write(mp.resolve("f" + i), model[i] = random(10 + i));
+                pool.commit();
+                pool.io().cache().clear();
+                for (int i = 0; i < files; i++) assertArrayEquals(part(model[i], 0, RECORD), dd(mp.resolve("f" + i), 0, 1), "f" + i);
+                dev.holdReads();
+                Process[] readers = new Process[files];
+                for (int i = 0; i < files; i++) readers[i] = ddStart(mp.resolve("f" + i), 2 + i, 1);
+                // one request thread (or one per CPU with io_uring): only reads that wait off it reach the device together
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (dev.readsHeld.get() < files && System.nanoTime() < deadline) Thread.sleep(10);
+                assertEquals(files, dev.readsHeld.get(), "every reader's record at the device at once");
+                dev.releaseReads();
+                for (int i = 0; i < files; i++) assertArrayEquals(part(model[i], (2 + i) * RECORD, RECORD), finish(readers[i]), "f" + i);
+                assertEquals(0, pool.io().aheadBytes(), "no budget kept");
+                return null;
+            });
+        } finally {
+            dev.releaseReads();
+        }
+        pool.close();
     }
 
     @ParameterizedTest

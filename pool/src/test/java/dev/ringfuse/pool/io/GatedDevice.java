@@ -19,11 +19,15 @@ public final class GatedDevice implements BlockDevice {
     /** Started reads run on a thread of their own, as a real device's do (MemoryDevice reads in the caller). */
     public volatile boolean asyncReads;
     private volatile CountDownLatch readsEntered, readsRelease;
+    /** Reads waiting at the gate now. */
+    public final java.util.concurrent.atomic.AtomicInteger readsHeld = new java.util.concurrent.atomic.AtomicInteger();
 
     /** Reads wait from now until {@link #releaseReads}; returns the latch a read counts down on arriving. */
     public CountDownLatch holdReads() {
+        CountDownLatch entered = new CountDownLatch(1);
+        readsEntered = entered; // before the gate closes: a read that finds it closed finds this latch
         readsRelease = new CountDownLatch(1);
-        return readsEntered = new CountDownLatch(1);
+        return entered;
     }
 
     public void releaseReads() {
@@ -55,12 +59,15 @@ public final class GatedDevice implements BlockDevice {
         reads.incrementAndGet();
         CountDownLatch hold = readsRelease;
         if (hold != null) {
+            readsHeld.incrementAndGet();
             readsEntered.countDown();
             try {
                 if (!hold.await(60, TimeUnit.SECONDS)) throw new IOException("read gate never opened");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted in a held read");
+            } finally {
+                readsHeld.decrementAndGet();
             }
         }
         if (readDelayNanos > 0) LockSupport.parkNanos(readDelayNanos);
@@ -77,7 +84,7 @@ public final class GatedDevice implements BlockDevice {
                 byte[] b = new byte[len];
                 read(offset, b, 0, len);
                 f.complete(b);
-            } catch (IOException e) {
+            } catch (Throwable e) {
                 f.completeExceptionally(e);
             }
         });
