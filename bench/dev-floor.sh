@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # dev-floor.sh [ROUNDS] [SECONDS]: the floor of the /dev/fuse transport against ringfuse on both transports.
 # Mounts, side by side: bench/native/nullfuse.c (a C server answering from one static buffer, no libfuse, no
-# filesystem; 2 and 8 threads), ringfuse memfs on /dev/fuse and ringfuse memfs over io_uring; then runs the fio
+# filesystem; 2 and 8 threads; null8d: 8 threads answering from the file's own 16 MiB of bytes, as memfs must), ringfuse memfs on /dev/fuse and ringfuse memfs over io_uring; then runs the fio
 # harness's j1 (4 KiB random reads, O_DIRECT, libaio, QD1) and j2 (the same at QD32 x 2 jobs) on each, SECONDS
 # long (default 5), every mount once per round in a rotated order. Prints IOPS and the server's CPU per read
 # (utime+stime from /proc over the job). Needs root, gcc, fio and a built tree; writes 1 to enable_uring.
-# Written for docs/bench/transports.md (session 16, "The /dev/fuse floor").
+# Written for docs/bench/transports.md (session 16, "The /dev/fuse floor"; null8d session 17).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${1:-3}; SECS=${2:-5}
 W=$(mktemp -d /tmp/dev-floor.XXXXXX)
-NAMES=(null2 null8 memfs-dev memfs-uring)
+NAMES=(null2 null8 null8d memfs-dev memfs-uring)
 cleanup() {
   for n in "${NAMES[@]}"; do
     if grep -q " $W/$n " /proc/mounts; then umount "$W/$n" 2>/dev/null || umount -l "$W/$n"; fi
@@ -24,6 +24,7 @@ gcc -O2 -Wall -pthread -o "$W/nullfuse" "$HERE/bench/native/nullfuse.c"
 for n in "${NAMES[@]}"; do mkdir -p "$W/$n"; done
 "$W/nullfuse" "$W/null2" 2 & echo $! > "$W/null2.pid"
 "$W/nullfuse" "$W/null8" 8 & echo $! > "$W/null8.pid"
+NULLFUSE_DATA=1 "$W/nullfuse" "$W/null8d" 8 & echo $! > "$W/null8d.pid"
 "$HERE/ringfuse" mount memfs "$W/memfs-dev" --transport dev >"$W/dev.log" 2>&1 & echo $! > "$W/memfs-dev.pid"
 "$HERE/ringfuse" mount memfs "$W/memfs-uring" --transport uring >"$W/uring.log" 2>&1 & echo $! > "$W/memfs-uring.pid"
 for n in "${NAMES[@]}"; do

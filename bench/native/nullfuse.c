@@ -11,6 +11,10 @@
  *   gcc -O2 -Wall -pthread -o nullfuse bench/native/nullfuse.c
  *   nullfuse MOUNTPOINT [THREADS] [FILE_SIZE_MIB]     (root; foreground; umount MOUNTPOINT ends it)
  *
+ * With NULLFUSE_DATA=1 in the environment a READ is answered from the file's own bytes (FILE_SIZE bytes of memory
+ * filled at start, at the READ's offset) instead of one hot buffer: what a server that keeps data in memory, as
+ * memfs does, cannot avoid (each reply's copy touches memory the CPU caches do not hold).
+ *
  * Benchmark tool only: it answers every LOOKUP in the root with the same file, ignores permissions beyond
  * default_permissions, and is not meant to be mounted anywhere but a scratch directory.
  */
@@ -40,6 +44,7 @@
 static uint64_t file_size = 16ull << 20;
 static int master_fd = -1;
 static char zeros[MAX_WRITE];
+static char *data; /* NULLFUSE_DATA: the file's bytes */
 
 static void attr_of(uint64_t ino, struct fuse_attr *a) {
     memset(a, 0, sizeof *a);
@@ -108,7 +113,7 @@ static int serve(int fd, char *buf, ssize_t n) {
         uint64_t len = r->size > MAX_WRITE ? MAX_WRITE : r->size;
         if (r->offset >= file_size) len = 0;
         else if (r->offset + len > file_size) len = file_size - r->offset;
-        return reply(fd, in->unique, 0, NULL, 0, zeros, len);
+        return reply(fd, in->unique, 0, NULL, 0, data && len ? data + r->offset : zeros, len);
     }
     case FUSE_WRITE: {
         struct fuse_write_in *w = arg;
@@ -163,6 +168,15 @@ int main(int argc, char **argv) {
     int threads = argc > 2 ? atoi(argv[2]) : 4;
     if (threads < 1 || threads > 256) threads = 4;
     if (argc > 3) file_size = strtoull(argv[3], NULL, 10) << 20;
+    const char *d = getenv("NULLFUSE_DATA");
+    if (d && strcmp(d, "1") == 0) {
+        data = aligned_alloc(4096, file_size);
+        if (!data) {
+            perror("NULLFUSE_DATA");
+            return 1;
+        }
+        for (uint64_t i = 0; i < file_size; i++) data[i] = (char) (i * 131 + (i >> 12));
+    }
     master_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
     if (master_fd < 0) {
         perror("/dev/fuse");
