@@ -446,7 +446,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
 
     private void copyLater(long nodeid, long offset, int size, ReadReply reply, BlockIo.Fetch f, boolean arrived) {
         try {
-            if (!arrived) pool.io().release(f, false); // what has not come in 60 s is read the ordinary way
+            if (!arrived) pool.io().dropUnarrived(f); // what has not come in 60 s is read the ordinary way
             locked(() -> reply.commit(data.copy(file(nodeid), offset, reply.buffer(), size)));
         } catch (FuseException e) {
             answer(reply, e.errno());
@@ -454,7 +454,7 @@ abstract sealed class PoolFsFiles implements LowLevelFileSystem permits PoolFs {
             System.getLogger("dev.ringfuse.pool").log(System.Logger.Level.WARNING, "read " + nodeid + ": " + e);
             answer(reply, Errno.EIO);
         } finally {
-            if (arrived) pool.io().release(f, true);
+            pool.io().release(f);
         }
     }
 

@@ -264,8 +264,8 @@ public final class BlockIo {
 
     /**
      * One read's wait for its blocks ({@link #fetch}): {@link #arrived} completes with true once every block it
-     * waits for has arrived and been checked, or with false after {@link #FETCH_WAIT_SECONDS}; its read-ahead
-     * entries are kept from sweeps until {@link #release}.
+     * waits for has arrived and been checked, or with false after {@link #FETCH_WAIT_SECONDS} (then
+     * {@link #dropUnarrived}); its read-ahead entries are kept from sweeps until {@link #release}.
      */
     public static final class Fetch {
         private final List<Ahead> keys;
@@ -297,6 +297,7 @@ public final class BlockIo {
     public Fetch fetch(List<BlockPointer> blocks) {
         AheadWindow w = new AheadWindow();
         List<Ahead> keys = new ArrayList<>(blocks.size());
+        List<Ahead> present = new ArrayList<>(); // read ahead, not waited for unless this read waits anyway
         try {
             for (BlockPointer bp : blocks) {
                 if (bp.isHole() || bp.type() != BlockType.FILE_DATA) continue;
@@ -307,6 +308,7 @@ public final class BlockIo {
                     // read ahead for a sequential reader is waited for under the lock as before: it is almost always
                     // there first, and a hop to another thread per READ cost a sequential read 10 % more CPU
                     if (!f.isDone() && pinned.containsKey(key)) keys.add(key);
+                    else present.add(key);
                 } else if (wanted(bp)) {
                     if (!w.prefetch(bp)) break; // the budget is spent: the rest is read the ordinary way
                     keys.add(key);
@@ -315,33 +317,43 @@ public final class BlockIo {
         } finally {
             w.finish();
         }
+        if (keys.isEmpty()) return null;
+        keys.addAll(present); // the read waits off the lock anyway: for these too, and no sweep may take them meanwhile
         List<Ahead> held = new ArrayList<>(keys.size());
         List<CompletableFuture<Checked>> reads = new ArrayList<>(keys.size());
-        for (Ahead key : keys) {
-            pinned.merge(key, 1, Integer::sum); // before the lookup: a sweep between the two cannot take it
-            CompletableFuture<Checked> f = ahead.get(key);
-            if (f == null) {
-                unpin(key);
-                continue;
+        try {
+            for (Ahead key : keys) {
+                pinned.merge(key, 1, Integer::sum);
+                CompletableFuture<Checked> f = ahead.get(key);
+                if (f == null) {
+                    unpin(key);
+                    continue;
+                }
+                held.add(key);
+                reads.add(f);
             }
-            held.add(key);
-            reads.add(f);
+            return reads.isEmpty() ? null : new Fetch(held, reads);
+        } catch (RuntimeException | Error e) {
+            for (Ahead key : held) unpin(key);
+            throw e;
         }
-        return reads.isEmpty() ? null : new Fetch(held, reads);
     }
 
     /**
-     * The read waiting for {@code f} is about to copy: its entries may be swept again once it has claimed them; if
-     * {@code f} timed out, the ones still in flight are dropped (their budget back; the copy reads those blocks
-     * the ordinary way and does not wait for them a second time).
+     * {@code f} timed out: its entries still in flight are dropped (their budget back; the copy reads those blocks
+     * the ordinary way and does not wait for them a second time). Those that arrived stay pinned for the copy.
      */
-    public void release(Fetch f, boolean arrived) {
+    public void dropUnarrived(Fetch f) {
         for (int i = 0; i < f.keys.size(); i++) {
             Ahead key = f.keys.get(i);
             CompletableFuture<Checked> r = f.reads.get(i);
-            if (!arrived && !r.isDone() && ahead.remove(key, r)) aheadBytes.addAndGet(-key.size());
-            unpin(key);
+            if (!r.isDone() && ahead.remove(key, r)) aheadBytes.addAndGet(-key.size());
         }
+    }
+
+    /** The read waiting for {@code f} has copied: what it did not claim may be swept again. */
+    public void release(Fetch f) {
+        for (Ahead key : f.keys) unpin(key);
     }
 
     private void unpin(Ahead key) {
