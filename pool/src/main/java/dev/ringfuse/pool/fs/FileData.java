@@ -176,8 +176,8 @@ final class FileData {
 
     /**
      * Starts the device reads of the stored blocks of {@code [off, off + len)} that are neither in memory nor on
-     * their way; returns what the read must wait for (those, and the ones being read ahead), or null when its
-     * blocks are at hand. Either way {@link #copy} gives the bytes. Not on a snapshot's view: a snapshot destroyed
+     * their way; returns what the read must wait for (those, and then its other records still on their way), or
+     * null when it need not wait off the lock (BlockIo#fetch). Either way {@link #copy} gives the bytes. Not on a snapshot's view: a snapshot destroyed
      * while a read waits frees its blocks, which the view's late copy would then read as checksum errors.
      */
     BlockIo.Fetch fetch(Inode n, long off, int len) throws IOException {
