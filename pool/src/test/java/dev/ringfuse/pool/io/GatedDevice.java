@@ -62,10 +62,7 @@ public final class GatedDevice implements BlockDevice {
             readsHeld.incrementAndGet();
             readsEntered.countDown();
             try {
-                if (!hold.await(60, TimeUnit.SECONDS)) throw new IOException("read gate never opened");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted in a held read");
+                pass(hold, "read");
             } finally {
                 readsHeld.decrementAndGet();
             }
@@ -102,11 +99,16 @@ public final class GatedDevice implements BlockDevice {
         if (in == null) return;
         entered = null;
         in.countDown();
+        pass(release, "flush");
+    }
+
+    /** Waits up to 60 s for {@code gate} to open; an IOException if it does not or the wait is interrupted. */
+    private static void pass(CountDownLatch gate, String what) throws IOException {
         try {
-            if (!release.await(60, TimeUnit.SECONDS)) throw new IOException("flush gate never opened");
+            if (!gate.await(60, TimeUnit.SECONDS)) throw new IOException(what + " gate never opened");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted in a held flush");
+            throw new IOException("interrupted in a held " + what);
         }
     }
 
