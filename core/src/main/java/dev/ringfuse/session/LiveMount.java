@@ -44,6 +44,13 @@ final class LiveMount implements Mount {
         this.fd = fd;
     }
 
+    /** Run when the mount ends (unmounted, aborted or closed here); may run more than once. */
+    private volatile Runnable onEnd = () -> { };
+
+    void onEnd(Runnable r) {
+        onEnd = r;
+    }
+
     void attach(Session session, Transport transport) {
         this.session = session;
         this.transport = transport;
@@ -97,6 +104,7 @@ final class LiveMount implements Mount {
         if (s != null) s.end();
         if (!closed.get()) recordUnmount(new UnmountEvent(), false);
         closeStats();
+        onEnd.run();
         gone.countDown();
     }
 
@@ -206,6 +214,7 @@ final class LiveMount implements Mount {
         }
         recordUnmount(event, here);
         closeStats();
+        onEnd.run();
         gone.countDown();
     }
 

@@ -11,6 +11,7 @@ import dev.ringfuse.lowlevel.LowLevelFileSystem;
 import dev.ringfuse.mount.Mounter;
 import dev.ringfuse.sys.GuardedFd;
 import dev.ringfuse.sys.Libc;
+import dev.ringfuse.sys.ServedMounts;
 import dev.ringfuse.transport.Transport;
 import dev.ringfuse.transport.dev.DevFuseTransport;
 import dev.ringfuse.transport.uring.UringTransport;
@@ -27,6 +28,9 @@ public final class Server implements InitHooks {
     private final String uringUnavailable;
     private Session session;
     private volatile Transport uring;
+
+    private volatile dev.ringfuse.mount.MountInfo served;
+    private volatile LowLevelFileSystem servedFs;
 
     private Server(MountOptions options, GuardedFd fd, String uringUnavailable) {
         this.options = options;
@@ -45,19 +49,27 @@ public final class Server implements InitHooks {
         refuseUnchecked(fs, options);
         Path mnt = Mounter.check(mountpoint);
         MountMethod method = Mounter.resolve(options.method());
+        // the directory the mount will cover, for a filesystem whose calls would otherwise cross into its own mount
+        int covered = coveredDirectory(mnt);
         int fd;
-        if (method == MountMethod.DIRECT) {
-            fd = Mounter.openDevice();
-            try {
-                Mounter.mountDirect(fd, mnt, options);
-            } catch (MountException e) {
-                Libc.close(fd);
-                throw e;
+        try {
+            if (method == MountMethod.DIRECT) {
+                fd = Mounter.openDevice();
+                try {
+                    Mounter.mountDirect(fd, mnt, options);
+                } catch (MountException e) {
+                    Libc.close(fd);
+                    throw e;
+                }
+            } else {
+                fd = Mounter.mountFusermount(mnt, options);
             }
-        } else {
-            fd = Mounter.mountFusermount(mnt, options);
+        } catch (MountException | RuntimeException e) {
+            Libc.close(covered);
+            throw e;
         }
         Server server = new Server(options, new GuardedFd(fd), uringUnavailable);
+        server.registerServed(mnt, fs, covered);
         Mount m = server.serve(mnt, fs, method);
         event.end();
         if (event.shouldCommit()) {
@@ -70,6 +82,38 @@ public final class Server implements InitHooks {
             event.commit();
         }
         return m;
+    }
+
+    private static final int O_PATH = 010000000, O_DIRECTORY = 0200000;
+
+    /** An O_PATH descriptor of {@code mnt} before it is mounted on, or -1 (the mount goes on without it). */
+    private static int coveredDirectory(Path mnt) {
+        try {
+            return Libc.open(mnt.toString(), O_PATH | O_DIRECTORY | Libc.O_CLOEXEC, 0);
+        } catch (dev.ringfuse.sys.ErrnoException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Records the new mount's device in {@link ServedMounts} before any request is read, so that the filesystem
+     * can tell its own mount from others from its first request on; forgotten when the transport ends.
+     */
+    private void registerServed(Path mnt, LowLevelFileSystem fs, int covered) {
+        var info = dev.ringfuse.mount.MountInfo.at(mnt).filter(dev.ringfuse.mount.MountInfo::isFuse);
+        if (info.isEmpty()) {
+            Libc.close(covered);
+            return;
+        }
+        served = info.get();
+        servedFs = fs;
+        ServedMounts.add(served.major(), served.minor(), fs, covered);
+    }
+
+    /** The mount ended: its device number may now go to another mount. */
+    void forgetServed() {
+        var i = served;
+        if (i != null) ServedMounts.remove(i.major(), i.minor(), servedFs);
     }
 
     /**
@@ -86,6 +130,7 @@ public final class Server implements InitHooks {
 
     private Mount serve(Path mnt, LowLevelFileSystem fs, MountMethod method) throws MountException {
         LiveMount live = new LiveMount(mnt, method, fd);
+        live.onEnd(this::forgetServed);
         session = new Session(fs, options, fd, this);
         session.mountpoint = mnt.toString();
         DevFuseTransport dev = new DevFuseTransport(session, fd, options.threads(), options.spinMicros(),

@@ -30,9 +30,9 @@ final class PosixCalls {
     // the three that differ on arm64
     static final int O_DIRECTORY = dev.ringfuse.uring.OpenFlags.O_DIRECTORY, O_NOFOLLOW = dev.ringfuse.uring.OpenFlags.O_NOFOLLOW,
             O_DIRECT = dev.ringfuse.uring.OpenFlags.O_DIRECT;
-    static final int AT_FDCWD = -100, AT_SYMLINK_NOFOLLOW = 0x100, AT_SYMLINK_FOLLOW = 0x400, AT_REMOVEDIR = 0x200, AT_EMPTY_PATH = 0x1000;
-    static final long RESOLVE_NO_MAGICLINKS = 0x02, RESOLVE_NO_SYMLINKS = 0x04, RESOLVE_BENEATH = 0x08;
-    static final int STATX_BASIC_STATS = 0x7ff, STATX_BTIME = 0x800;
+    static final int AT_FDCWD = -100, AT_SYMLINK_NOFOLLOW = 0x100, AT_SYMLINK_FOLLOW = 0x400, AT_REMOVEDIR = 0x200, AT_EMPTY_PATH = 0x1000, AT_STATX_DONT_SYNC = 0x4000;
+    static final long RESOLVE_NO_XDEV = 0x01, RESOLVE_NO_MAGICLINKS = 0x02, RESOLVE_NO_SYMLINKS = 0x04, RESOLVE_BENEATH = 0x08;
+    static final int STATX_TYPE = 0x1, STATX_BASIC_STATS = 0x7ff, STATX_BTIME = 0x800;
     private static final long SYS_OPENAT2 = 437;
     /** setgroups(2) as a raw system call: per thread (glibc's wrapper changes every thread of the process). */
     private static final long SYS_SETGROUPS = switch (System.getProperty("os.arch")) {

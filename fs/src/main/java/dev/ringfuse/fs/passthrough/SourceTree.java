@@ -7,6 +7,9 @@ import dev.ringfuse.fs.passthrough.Inodes.Inode;
 import dev.ringfuse.lowlevel.Attr;
 import dev.ringfuse.lowlevel.Entry;
 import dev.ringfuse.lowlevel.LowLevelFileSystem;
+import dev.ringfuse.sys.ErrnoException;
+import dev.ringfuse.sys.Libc;
+import dev.ringfuse.sys.ServedMounts;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -113,7 +116,7 @@ abstract sealed class SourceTree implements LowLevelFileSystem permits FileIo {
             } else if (name.equals("..")) {
                 fd = check(PosixCalls.openat(parent.fd, a.allocateFrom(".."), O_PATH | O_CLOEXEC, 0));
             } else {
-                fd = check(PosixCalls.openat2(parent.fd, name(a, name), O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_IN_TREE, a));
+                fd = openInTree(parent, name, a);
             }
             MemorySegment st = a.allocate(Statx.SIZE, 8);
             try {
@@ -129,6 +132,39 @@ abstract sealed class SourceTree implements LowLevelFileSystem permits FileIo {
             return new Entry(n.nodeid, 0, Statx.attr(st), entryNanos, attrNanos);
         }
     }
+
+    /**
+     * An O_PATH descriptor of {@code name} in {@code parent}. A name that is a mount point is crossed into the mount,
+     * as any other name, unless the mount is this filesystem's own (a source that contains the mount point): its
+     * descriptor is then the directory the mount covers, as a bind mount without its submounts shows it. Crossing
+     * into our own mount would make every call on the name a request to ourselves ({@link ServedMounts}).
+     */
+    private int openInTree(Inode parent, String name, Arena a) {
+        MemorySegment nm = name(a, name);
+        int fd = PosixCalls.openat2(parent.fd, nm, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_IN_TREE | PosixCalls.RESOLVE_NO_XDEV, a);
+        if (fd != -EXDEV) return check(fd);
+        fd = check(PosixCalls.openat2(parent.fd, nm, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, RESOLVE_IN_TREE, a));
+        MemorySegment st = a.allocate(Statx.SIZE, 8);
+        // no request to the crossed mount's server (which may be this one): its cached attributes will do, the
+        // device number is the superblock's
+        int r = PosixCalls.statx(fd, a.allocateFrom(""), AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | PosixCalls.AT_STATX_DONT_SYNC,
+                PosixCalls.STATX_TYPE, st);
+        ServedMounts.Served own = r < 0 ? null : ServedMounts.at(Statx.devMajor(st), Statx.devMinor(st));
+        if (r < 0 || own == null || own.filesystem() != this) {
+            if (r >= 0) return fd;
+            PosixCalls.close(fd);
+            throw error(-r);
+        }
+        PosixCalls.close(fd);
+        if (own.coveredFd() < 0) throw new FuseException(Errno.ENOENT);
+        try {
+            return Libc.fcntl(own.coveredFd(), F_DUPFD_CLOEXEC, 0);
+        } catch (ErrnoException e) {
+            throw error(e.errno());
+        }
+    }
+
+    private static final int EXDEV = 18, F_DUPFD_CLOEXEC = 1030;
 
     static Attr withIno(Attr a, long ino) {
         return new Attr(ino, a.mode(), a.nlink(), a.uid(), a.gid(), a.rdev(), a.size(), a.blocks(), a.blksize(),

@@ -22,6 +22,10 @@ final class Statx {
 
     static long ino(MemorySegment s) { return s.get(JAVA_LONG, INO); }
 
+    static int devMajor(MemorySegment s) { return s.get(JAVA_INT, DEV_MAJOR); }
+
+    static int devMinor(MemorySegment s) { return s.get(JAVA_INT, DEV_MINOR); }
+
     /** st_dev as one number (major and minor are what identify the device; the packing only has to be unique). */
     static long dev(MemorySegment s) {
         return ((long) s.get(JAVA_INT, DEV_MAJOR) << 32) | Integer.toUnsignedLong(s.get(JAVA_INT, DEV_MINOR));
