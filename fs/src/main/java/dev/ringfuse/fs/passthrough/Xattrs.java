@@ -13,8 +13,11 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 /**
  * Extended attributes through "/proc/self/fd/N" of the inode's O_PATH descriptor (the f*xattr calls refuse
  * O_PATH descriptors). That path is a magic link to exactly this inode; following it cannot leave the
- * source. Symlinks are refused as in libfuse's passthrough: following the magic link would then follow
- * the symlink too, and Linux allows no user xattrs on symlinks anyway.
+ * source. A symlink's attributes cannot be reached that way (following the magic link would follow the symlink
+ * too, the l*xattr calls would name the magic link itself, and the *xattrat calls refuse O_PATH descriptors, Linux
+ * 6.18): a symlink shows none (ENODATA, an empty list) and refuses changes with EPERM, which Linux answers for user
+ * attributes on symlinks anyway. ENODATA rather than libfuse passthrough's EPERM: `ls -l` asks every symlink for
+ * its security label and prints an error for anything but ENODATA or ENOTSUP.
  */
 final class Xattrs {
     /** XATTR_SIZE_MAX: the largest value and the largest name list. */
@@ -37,6 +40,7 @@ final class Xattrs {
     }
 
     static byte[] get(Inode n, String name) {
+        if (n.type == SourceTree.S_IFLNK) throw new FuseException(Errno.ENODATA);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment buf = a.allocate(MAX);
             long len = SourceTree.check(PosixCalls.getxattr(path(a, n), SourceTree.bytes(a, name), buf));
