@@ -22,7 +22,9 @@ final class Chunks {
      * such regular file.
      */
     static int readFile(Connection c, long ino, int chunk, long off, int len, MemorySegment buf) throws SQLException {
-        long first = off / chunk, last = (off + Math.max(len, 1) - 1) / chunk;
+        // capped at the last offset there is: the kernel keeps off + len in range, a request that did not would
+        // otherwise wrap to a negative last chunk and read back zeros where bytes are stored
+        long first = off / chunk, last = (off + Math.min(Math.max(len, 1) - 1, Long.MAX_VALUE - off)) / chunk;
         try (Sql.Stmt ps = Sql.prepare(c, "SELECT i.size, i.type, c.idx, substr(c.data, CAST(1 + CASE"
                 + " WHEN ? > c.idx * ? THEN ? - c.idx * ? ELSE 0 END AS INTEGER), ?) FROM inodes i LEFT JOIN chunks c"
                 + " ON c.ino = i.ino AND c.idx BETWEEN ? AND ? WHERE i.ino = ? ORDER BY c.idx")) {
@@ -71,7 +73,8 @@ final class Chunks {
             for (long idx = off / chunk; idx <= (off + len - 1) / chunk; idx++) {
                 long start = idx * chunk;
                 int from = (int) (Math.max(off, start) - start);
-                int to = (int) (Math.min(off + len, start + chunk) - start);
+                // not min(off + len, start + chunk): the end of the last chunk a file can have is 2^63, past a long
+                int to = (int) Math.min(off + len - start, chunk);
                 byte[] bytes;
                 // Only a whole chunk has nothing to keep. Not "past the end" too: the size a caller read can be
                 // older than a concurrent extending write's chunk, which would be overwritten with zeros
@@ -99,7 +102,9 @@ final class Chunks {
 
     /** Drops the bytes at and past {@code newSize} (growing needs nothing: the new range is a hole). */
     static void truncate(Connection c, Dialect d, long ino, int chunk, long newSize) throws SQLException {
-        long keep = (newSize + chunk - 1) / chunk; // chunks 0 .. keep-1 may hold bytes below newSize
+        // chunks 0 .. keep-1 may hold bytes below newSize; rounding up by adding chunk - 1 would wrap within a
+        // chunk of 2^63 and delete every chunk
+        long keep = Math.ceilDiv(newSize, chunk);
         try (Sql.Stmt ps = Sql.prepare(c, "DELETE FROM chunks WHERE ino = ? AND idx >= ?")) {
             ps.setLong(1, ino);
             ps.setLong(2, keep);
@@ -128,7 +133,8 @@ final class Chunks {
              Sql.Stmt put = Sql.prepare(c, "UPDATE chunks SET data = ? WHERE ino = ? AND idx = ?");
              Sql.Stmt drop = Sql.prepare(c, "DELETE FROM chunks WHERE ino = ? AND idx BETWEEN ? AND ?")) {
             long first = off / chunk, last = (off + len - 1) / chunk;
-            long wholeFrom = (off + chunk - 1) / chunk, wholeTo = (off + len) / chunk - 1;
+            // ceilDiv: off + chunk - 1 wraps within a chunk of 2^63, and the range of whole chunks would start below 0
+            long wholeFrom = Math.ceilDiv(off, chunk), wholeTo = (off + len) / chunk - 1;
             if (wholeFrom <= wholeTo) {
                 drop.setLong(1, ino);
                 drop.setLong(2, wholeFrom);
