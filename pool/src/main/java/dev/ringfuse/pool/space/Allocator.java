@@ -173,6 +173,11 @@ public final class Allocator {
         else throw new IllegalStateException("space log: bad op " + op);
     }
 
+    /** True when the last committed txg freed anything: one more commit makes it allocatable. */
+    public synchronized boolean deferring() {
+        return !deferred.isEmpty();
+    }
+
     /** Bytes sitting in deferred frees (counted as used until released). */
     public synchronized long deferredBytes() {
         long n = 0;

@@ -191,7 +191,8 @@ public final class Pool implements AutoCloseable {
 
     /**
      * Commits the open txg: sync hooks, trees, dataset heads, directory, space log, MOS; flush; uberblock;
-     * flush. Returns once the new state is durable. A no-op when nothing changed.
+     * flush. Returns once the new state is durable. A no-op when nothing changed, unless the last commit left
+     * frees deferred ({@link #releaseDue}): then an otherwise empty txg releases them.
      *
      * <p>Two phases: the blocks are built under the pool lock (a consistent cut), then written, flushed and
      * made current under {@link #commitLock} alone, so that requests (the next txg) go on while the device
@@ -202,6 +203,7 @@ public final class Pool implements AutoCloseable {
         Uberblock ub;
         BlockPointer log;
         SpaceLog.Chain chain;
+        boolean releasing; // nothing changed: this txg only releases the last one's deferred frees
         CommitEvent ev = new CommitEvent();
         ev.begin();
         long t0 = System.nanoTime();
@@ -215,7 +217,8 @@ public final class Pool implements AutoCloseable {
                 commitLock.unlock();
                 throw e;
             }
-            if (!changed && !anyDirty()) {
+            releasing = !changed && !anyDirty();
+            if (releasing && !releaseDue) {
                 commitLock.unlock();
                 return;
             }
@@ -264,6 +267,7 @@ public final class Pool implements AutoCloseable {
             spaceLog = chain;
             io.allocator().committed();
             txg = ub.txg();
+            releaseDue = !releasing && io.allocator().deferring();
         } catch (Throwable e) {
             fail(e);
             if (e instanceof Error er) throw er;
@@ -309,6 +313,15 @@ public final class Pool implements AutoCloseable {
         io.allocator().abortCommit();
         suspended = e instanceof IOException ioe ? ioe : new IOException(e);
     }
+
+    /**
+     * The last commit changed something and left frees deferred: they become allocatable only once another
+     * txg is durable, so the next {@link #commit()} writes one even when nothing changed (an idle pool would
+     * otherwise hold a deletion's space until some unrelated change, and df would not show it). That commit's
+     * own frees (the MOS it replaces) wait for the next real one: without this, an idle pool committed forever.
+     * Under {@link #commitLock}.
+     */
+    private boolean releaseDue;
 
     /** Held by a commit from its start until its uberblock is durable; see {@link #commit()}. */
     ReentrantLock commitLock() { return commitLock; }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * Random power cuts during a workload with commits ("fsyncs"), on one or two devices. After each cut the
  * pool is imported from what the devices kept: the contents must be exactly the last completed commit's
  * (or the interrupted one's, if its uberblock reached the medium) — never a mix — and full verification
- * must be clean; the imported pool must then accept more work and verify clean again.
+ * must be clean; the imported pool must then accept more work and verify clean again. Half the commits are
+ * followed by one with nothing changed, which only releases the deferred frees.
  * {@code -Dpool.crash.points=N} changes the count (crash-soak.sh runs 10,000).
  */
 class CrashPointTest {
@@ -71,7 +72,12 @@ class CrashPointTest {
             Dataset ds = pool.dataset("p/ds");
             for (int op = 0; op < 400; op++) {
                 w.step(ds);
-                if (rnd.nextInt(12) == 0) w.commit(pool);
+                if (rnd.nextInt(12) == 0) {
+                    w.commit(pool);
+                    // an idle pool's next commit releases the deferred frees (the timer's): cut inside it too, and
+                    // have later txgs reuse what it released
+                    if (rnd.nextBoolean()) w.commit(pool);
+                }
             }
             w.commit(pool);
         } catch (IOException e) {
