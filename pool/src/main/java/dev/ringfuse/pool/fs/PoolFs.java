@@ -465,13 +465,17 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             Inode n = inodes.require(nodeid);
             if (s.hasSize() && n.isFile()) data.checkTruncate(n, s.size()); // EDQUOT; first, as the check may commit
             java.time.Instant now = java.time.Instant.now();
+            // the writeback cache's kernel owns a file's mtime and ctime and sends them whenever it changes them
+            // (a size change, ftruncate, chmod, utimes); truncate(2) to the same size comes with the size alone,
+            // and stamping times here would show only after a remount (DESIGN.md, "Writeback cache")
+            boolean kernelTimes = writeback && n.isFile();
             // truncate by a caller without CAP_FSETID, every chown (HANDLE_KILLPRIV_V2): decided on the old owner
             if (s.killSuidGid() && !n.isDir()) killPrivileges(ctx, n);
             if (s.hasSize()) {
                 if (n.isDir()) throw new FuseException(Errno.EISDIR);
                 if (!n.isFile()) throw new FuseException(Errno.EINVAL);
                 data.truncate(n, s.size());
-                n.touchTimes(true, true);
+                if (!kernelTimes) n.touchTimes(true, true);
             }
             if (s.hasMode()) {
                 n.mode = (n.mode & Attr.S_IFMT) | (s.mode() & 07777);
@@ -490,7 +494,7 @@ public final class PoolFs extends PoolFsFiles implements LowLevelFileSystem, Aut
             if (s.hasCtime()) {
                 n.ctimeS = s.ctimeSec();
                 n.ctimeN = s.ctimeNsec();
-            } else {
+            } else if (!kernelTimes) {
                 n.touchTimes(false, true);
             }
             inodes.put(n);
