@@ -284,6 +284,8 @@ final class FileData {
      * frees whole blocks past it (then it is always allowed, as deletion is). Called before anything changes.
      */
     void checkTruncate(Inode n, long size) throws IOException {
+        // the largest size a write may reach is the largest a truncate may set, as ext4 and xfs refuse both past theirs
+        if (size > MAX_SIZE) throw new FuseException(Errno.EFBIG);
         if (size >= n.size || n.blocksize == 0 || size % n.blocksize == 0) return;
         int bs = n.blocksize;
         TreeMap<Long, byte[]> m = dirty.get(n.ino);

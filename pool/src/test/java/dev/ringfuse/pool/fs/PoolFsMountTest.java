@@ -126,4 +126,40 @@ class PoolFsMountTest {
         assertTrue(r.clean(), r.errors().toString());
         again.export(false);
     }
+
+    /** Past the largest file (2^50) a truncate is refused as a write is (EFBIG), as ext4 and xfs do past theirs. */
+    @Test
+    void noTruncateMakesAFileLargerThanAWriteCan() throws Exception {
+        Path img = tmp.resolve("big.img");
+        try (RandomAccessFile f = new RandomAccessFile(img.toFile(), "rw")) {
+            f.setLength(256L << 20);
+        }
+        Path mp = MountedFsKit.newMountpoint("poolfs-max");
+        Pool pool = Pool.create("x", List.<BlockDevice>of(UringBlockDevice.open(img)));
+        pool.createDataset("x/fs", Map.of("compression", "off"));
+        long max = 1L << 50;
+        mounted(pool, "x/fs", mp, () -> {
+            try (RandomAccessFile f = new RandomAccessFile(mp.resolve("f").toFile(), "rw")) {
+                f.write("head".getBytes());
+                f.setLength(max);
+                assertEquals(max, f.length(), "a truncate to the largest size");
+                java.io.IOException tooBig = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                        () -> f.setLength(max + 1));
+                assertTrue(tooBig.getMessage().contains("File too large"), tooBig.getMessage());
+                assertEquals(max, f.length(), "unchanged");
+                f.seek(max - 1);
+                f.write('z');
+                java.io.IOException past = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> f.write('!'));
+                assertTrue(past.getMessage().contains("File too large"), past.getMessage());
+                f.seek(0);
+                byte[] head = new byte[4];
+                f.readFully(head);
+                assertEquals("head", new String(head));
+            }
+            return null;
+        });
+        PoolVerifier.Report r = PoolVerifier.verify(pool, null);
+        assertTrue(r.clean(), r.errors().toString());
+        pool.export(false);
+    }
 }
