@@ -27,17 +27,7 @@ class IdleReleaseTest {
         pool.commit();
         pool.commit(); // releases the first commit's frees (the MOS it replaced)
         long before = pool.io().allocator().freeBytes();
-        pool.lock().lock();
-        try {
-            for (int i = 0; i < 64; i++) {
-                Key k = new Key(1, KvWorkload.DATA, i);
-                ds.free(BlockPointer.fromBytes(ds.tree().get(k)));
-                ds.tree().delete(k);
-            }
-            pool.dirty();
-        } finally {
-            pool.lock().unlock();
-        }
+        KvWorkload.deleteData(pool, ds, 64);
         pool.commit();
         var a = pool.io().allocator();
         assertTrue(a.freeBytes() < before + (1L << 20), "deferred while the deleting txg is the newest durable one");

@@ -76,6 +76,21 @@ final class KvWorkload {
     }
 
     /** The dataset's contents, data blocks read back through their pointers. */
+    /** Frees and deletes data keys 0 .. n-1 of object 1 in one txg (left open: the caller commits). */
+    static void deleteData(Pool pool, Dataset ds, int n) throws IOException {
+        pool.lock().lock();
+        try {
+            for (int i = 0; i < n; i++) {
+                Key k = new Key(1, DATA, i);
+                ds.free(BlockPointer.fromBytes(ds.tree().get(k)));
+                ds.tree().delete(k);
+            }
+            pool.dirty();
+        } finally {
+            pool.lock().unlock();
+        }
+    }
+
     static TreeMap<Key, byte[]> read(Dataset ds) throws IOException {
         TreeMap<Key, byte[]> out = new TreeMap<>();
         Pool pool = ds.pool();

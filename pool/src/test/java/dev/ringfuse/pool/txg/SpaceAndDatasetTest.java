@@ -60,17 +60,7 @@ class SpaceAndDatasetTest {
         assertTrue(n > 200, "wrote " + n + " blocks before ENOSPC");
         pool.commit(); // a commit may use the reserve
         long freeWhenFull = pool.io().allocator().freeBytes();
-        pool.lock().lock();
-        try {
-            for (int i = 0; i < n; i++) {
-                Key k = new Key(1, KvWorkload.DATA, i);
-                ds.free(BlockPointer.fromBytes(ds.tree().get(k)));
-                ds.tree().delete(k);
-            }
-            pool.dirty();
-        } finally {
-            pool.lock().unlock();
-        }
+        KvWorkload.deleteData(pool, ds, n);
         pool.commit();
         pool.commit(); // frees are deferred by one txg
         pool.dirty();
