@@ -32,6 +32,12 @@ abstract class ChangeFeed implements AutoCloseable {
 
     void start(Notifier n) {
         notifier = n;
+        if (Boolean.getBoolean("ringfuse.sqlfs.feed.off")) {
+            // tests and diagnosis: what holds without the announcements (close-to-open, the timeouts)
+            System.getLogger("dev.ringfuse.sqlfs").log(System.Logger.Level.WARNING,
+                    "change feed off (ringfuse.sqlfs.feed.off): changes made elsewhere show only at open or after the cache timeouts");
+            return;
+        }
         thread = Thread.ofPlatform().daemon().name("sqlfs-changes").start(this::loop);
     }
 

@@ -110,6 +110,18 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
         }
     }
 
+    /** Whether this mount holds {@code ino} open (PostgreSQL; counted by {@link #holdOpen}). */
+    private boolean heldOpen(long ino) {
+        Opens o = opens.get(ino);
+        if (o == null) return false;
+        o.lock.lock();
+        try {
+            return !o.retired && o.count > 0;
+        } finally {
+            o.lock.unlock();
+        }
+    }
+
     /** The release of one handle of {@code ino}: the last one on this mount lets the node go if it has no name. */
     void dropOpen(long ino) {
         if (db.dialect != Dialect.POSTGRES) return;
@@ -186,6 +198,11 @@ abstract sealed class SqlFileOps implements LowLevelFileSystem permits SqlFs {
     public void open(RequestContext ctx, long nodeid, int flags, OpenReply reply) {
         Node n = db.query(c -> Store.node(c, nodeid));
         if (n.isDir()) throw new FuseException(Errno.EISDIR);
+        // PostgreSQL: a node with no name that this mount does not hold open was reached through a name this kernel
+        // still caches and another mount renamed over or unlinked; ESTALE makes the kernel look the path up again
+        // (LOOKUP_REVAL) and open what the name is now. A reopen of an unlinked file (/proc/PID/fd/N) is of one
+        // this mount holds open.
+        if (db.dialect == Dialect.POSTGRES && n.nlink() == 0 && !heldOpen(nodeid)) throw new FuseException(Errno.ESTALE);
         if ((flags & O_TRUNC) != 0) db.write(c -> truncate(c, ctx, Store.node(c, nodeid), 0, now()));
         holdOpen(nodeid);
         reply.open(openHandle(nodeid, flags), openFlags());

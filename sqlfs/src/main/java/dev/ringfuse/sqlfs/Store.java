@@ -12,9 +12,14 @@ final class Store {
 
     static final int NAME_MAX = 255;
 
+    /**
+     * The node {@code ino}; ESTALE if it is gone. The kernel asks by node id only for nodes it holds, so a gone one
+     * was removed behind its back (by another mount, or by SQL): ESTALE makes it look the path up again
+     * (LOOKUP_REVAL) where ENOENT would fail a path whose name now leads to another file (a rename over it).
+     */
     static Node node(Connection c, long ino) throws SQLException {
         Node n = find(c, ino);
-        if (n == null) throw new FuseException(Errno.ENOENT);
+        if (n == null) throw new FuseException(Errno.ESTALE);
         return n;
     }
 
@@ -23,7 +28,7 @@ final class Store {
         try (Sql.Stmt ps = Sql.prepare(c, "SELECT " + Node.STAT_COLUMNS + " FROM inodes WHERE ino = ?")) {
             ps.setLong(1, ino);
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) throw new FuseException(Errno.ENOENT);
+                if (!rs.next()) throw new FuseException(Errno.ESTALE); // as node()
                 return Node.ofStat(rs, 1);
             }
         }

@@ -80,6 +80,35 @@ class PgMultiMountTest {
         assertArrayEquals(v2, Files.readAllBytes(b.mountpoint.resolve(rel)));
     }
 
+    /**
+     * Close-to-open without the change feed (a third mount, {@code ringfuse.sqlfs.feed.off}), so that nothing but the
+     * open itself can make it hold: a file that grew is read whole, and a name renamed over on one mount opens as the
+     * new file on the other. The rename failed (ENOENT until the entry timed out: the name this kernel cached led to
+     * the gone inode) before the open answered ESTALE for a node with no name that the mount does not hold open.
+     */
+    @Test
+    void withoutNotificationsAnOpenSeesAFileThatGrewOrWasRenamedOverOnTheOtherMount() throws Exception {
+        try (ServerJvm quiet = ServerJvm.start(url, "pg-quiet", 60, "-Dringfuse.sqlfs.feed.off=true")) {
+            Path dir = fresh("quiet");
+            Path rel = dir.resolve("grows.txt");
+            byte[] small = "232 bytes, or so".getBytes(), big = new byte[5032];
+            new Random(3).nextBytes(big);
+            Files.write(a.mountpoint.resolve(rel), small);
+            assertArrayEquals(small, Files.readAllBytes(quiet.mountpoint.resolve(rel)), "cached: name, size and pages");
+            Files.write(a.mountpoint.resolve(rel), big);
+            assertArrayEquals(big, Files.readAllBytes(quiet.mountpoint.resolve(rel)), "the whole of what grew");
+
+            Path dst = dir.resolve("dst"), src = dir.resolve("src");
+            Files.writeString(a.mountpoint.resolve(dst), "old");
+            assertEquals("old", Files.readString(quiet.mountpoint.resolve(dst)), "cached: dst names the old inode");
+            Files.writeString(a.mountpoint.resolve(src), "new");
+            Files.move(a.mountpoint.resolve(src), a.mountpoint.resolve(dst), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            assertEquals("new", Files.readString(quiet.mountpoint.resolve(dst)), "dst after the rename over it");
+            assertEquals(3L, Files.size(quiet.mountpoint.resolve(dst)));
+        }
+    }
+
     @Test
     void aNameCreatedOnOneMountAppearsOnTheOtherWithinOneSecond() throws Exception {
         Path rel = fresh("names").resolve("new");

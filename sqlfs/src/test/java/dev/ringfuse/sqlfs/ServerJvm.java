@@ -24,14 +24,16 @@ final class ServerJvm implements AutoCloseable {
         this.process = process;
     }
 
-    static ServerJvm start(String url, String label, int cacheSeconds) throws Exception {
-        return start(url, MountedFsKit.newMountpoint(label), cacheSeconds);
+    /** A server with {@code jvmOptions} (system properties) before its main class. */
+    static ServerJvm start(String url, String label, int cacheSeconds, String... jvmOptions) throws Exception {
+        return start(url, MountedFsKit.newMountpoint(label), cacheSeconds, jvmOptions);
     }
 
-    static ServerJvm start(String url, Path mnt, int cacheSeconds) throws Exception {
+    static ServerJvm start(String url, Path mnt, int cacheSeconds, String... jvmOptions) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                SqlServerMain.class.getName(), url, mnt.toString(), Integer.toString(cacheSeconds)));
+                "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(List.of(jvmOptions));
+        cmd.addAll(List.of(SqlServerMain.class.getName(), url, mnt.toString(), Integer.toString(cacheSeconds)));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         ServerJvm s = new ServerJvm(mnt, p);
         CompletableFuture<Boolean> ready = new CompletableFuture<>();
