@@ -7,6 +7,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,6 +37,19 @@ class MountSmokeTest {
         }
         try (Stream<Path> s = Files.list(dir)) {
             assertEquals(0, s.count(), "the mount point is empty again after close");
+        }
+    }
+
+    /** A filesystem without statfs (HelloFs) answers it as libfuse does: df lists the mount instead of failing. */
+    @Test
+    void aFilesystemWithoutStatfsStillAnswersDf() throws Exception {
+        try (Mount m = Fuse.mount(dir, new HelloFs(), MountOptions.defaults().withTransport(TransportKind.DEV))) {
+            assertEquals(0, Files.getFileStore(dir.resolve("hello")).getTotalSpace(), "statfs(2): no blocks, no error");
+            Process p = new ProcessBuilder("df", dir.toString()).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            assertTrue(p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS), "df finished");
+            assertEquals(0, p.exitValue(), out);
+            assertTrue(out.contains(dir.toString()), out);
         }
     }
 }

@@ -124,8 +124,11 @@ public interface PathFileSystem {
     /** Makes the file's data (and, unless {@code datasync}, its metadata) durable; ENOSYS: nothing to do. */
     default void fsync(String path, boolean datasync, long fh) { throw enosys(); }
 
-    /** Sizes and free space of the filesystem, for statfs(2) and df. */
-    default StatFs statfs(String path) { throw enosys(); }
+    /**
+     * Sizes and free space of the filesystem, for statfs(2) and df. By default {@link StatFs#UNKNOWN} (as libfuse and
+     * jnr-fuse's stub answer), so that df lists the mount instead of failing.
+     */
+    default StatFs statfs(String path) { return StatFs.UNKNOWN; }
 
     /** XATTR_CREATE 1 / XATTR_REPLACE 2. */
     default void setxattr(String path, String name, byte[] value, int flags) { throw enosys(); }

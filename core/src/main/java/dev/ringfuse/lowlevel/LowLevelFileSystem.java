@@ -119,8 +119,8 @@ public interface LowLevelFileSystem {
     /** Flushes a directory. Replies: ok. */
     default void fsyncdir(RequestContext ctx, long nodeid, long fh, boolean datasync, StatusReply reply) { reply.error(Errno.ENOSYS); }
 
-    /** Filesystem statistics. Replies: statfs. */
-    default void statfs(RequestContext ctx, long nodeid, StatfsReply reply) { reply.error(Errno.ENOSYS); }
+    /** Filesystem statistics. Replies: statfs. By default {@link StatFs#UNKNOWN}, as libfuse answers. */
+    default void statfs(RequestContext ctx, long nodeid, StatfsReply reply) { reply.statfs(StatFs.UNKNOWN); }
 
     /**
      * Sets an xattr; {@code flags} XATTR_CREATE (1) / XATTR_REPLACE (2); {@code value} valid until the reply.

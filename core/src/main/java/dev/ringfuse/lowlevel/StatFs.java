@@ -14,4 +14,10 @@ package dev.ringfuse.lowlevel;
  */
 public record StatFs(long blocks, long bfree, long bavail, long files, long ffree, int bsize, int namelen,
                      int frsize) {
+    /**
+     * What a filesystem that does not implement statfs reports, as libfuse does: no blocks, no inodes, 512-byte
+     * blocks, 255-byte names. An error there (ENOSYS) would make `df` with no arguments fail for every mount on the
+     * machine, and `stat -f` of the mount.
+     */
+    public static final StatFs UNKNOWN = new StatFs(0, 0, 0, 0, 0, 512, 255, 512);
 }
