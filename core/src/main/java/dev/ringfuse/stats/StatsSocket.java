@@ -57,8 +57,22 @@ public final class StatsSocket implements AutoCloseable {
     /** Binds the socket of this mount; {@code snapshot} is called once per reader. */
     public static StatsSocket open(int uid, int major, int minor, Supplier<String> snapshot) throws IOException {
         Path dir = directory(uid);
-        // only our own directory is made private: its parent may hold other things of ringfuse's
-        Files.createDirectories(dir.getParent());
+        // only our own directory is made private: its parent may hold other things of ringfuse's. The parent must
+        // be ours and closed to others (in /tmp another user could have put a symlink to a directory of theirs
+        // there, then swapped our socket for one of their own)
+        Path parent = dir.getParent();
+        if (uid != 0 && !Files.exists(parent, java.nio.file.LinkOption.NOFOLLOW_LINKS) && parent.getParent() != null) {
+            Files.createDirectories(parent.getParent());
+            try {
+                Files.createDirectory(parent, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                // checked below
+            }
+        } else {
+            Files.createDirectories(parent);
+        }
+        String why = unsafe(parent, uid);
+        if (why != null) throw new IOException(parent + " " + why + "; statistics socket not created");
         try {
             Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (java.nio.file.FileAlreadyExistsException exists) {
@@ -157,8 +171,65 @@ public final class StatsSocket implements AutoCloseable {
         return b.toString();
     }
 
+    /**
+     * Why {@code dir} cannot hold the statistics of {@code uid}'s mounts safely, or null: it must be a directory
+     * (not a symlink) of that user or root that nobody else may write to.
+     */
+    static String unsafe(Path dir, int uid) throws IOException {
+        var a = Files.readAttributes(dir, java.nio.file.attribute.PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (!a.isDirectory()) return "is not a directory (a symlink?)";
+        int owner = (Integer) Files.getAttribute(dir, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (owner != uid && owner != 0) return "belongs to uid " + owner + ", not " + uid;
+        var p = a.permissions();
+        if (p.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
+                || p.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+            return "may be written by others (" + PosixFilePermissions.toString(p) + ")";
+        }
+        return null;
+    }
+
+    /**
+     * The uid whose mounts' sockets {@code socket} would be among, from where {@link #directory} puts them; -1 for a
+     * socket elsewhere.
+     */
+    static int expectedOwner(Path socket) {
+        Path dir = socket.toAbsolutePath().normalize().getParent();
+        if (dir == null || dir.getParent() == null) return -1;
+        if (dir.equals(directory(0))) return 0;
+        String parent = dir.getParent().toString();
+        try {
+            if (parent.startsWith("/tmp/ringfuse-")) return Integer.parseInt(parent.substring("/tmp/ringfuse-".length()));
+            if (parent.startsWith("/run/user/") && parent.endsWith("/ringfuse")) {
+                return Integer.parseInt(parent.substring("/run/user/".length(), parent.length() - "/ringfuse".length()));
+            }
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    /**
+     * Refuses a socket of uid N's that another user could have put there: the socket, its directory and that
+     * directory's parent must be N's (or root's) and closed to others, so that nobody else answers in the server's
+     * place (in /tmp, a symlink made by another user beforehand).
+     */
+    private static void checkPlace(Path socket) throws IOException {
+        int uid = expectedOwner(socket);
+        if (uid < 0) return;
+        Path dir = socket.toAbsolutePath().normalize().getParent();
+        for (Path d : new Path[] {dir.getParent(), dir}) {
+            if (!Files.exists(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)) continue; // connect will say
+            String why = unsafe(d, uid);
+            if (why != null) throw new IOException(d + " " + why + ": not reading statistics from " + socket);
+        }
+        if (!Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS)) return;
+        int owner = (Integer) Files.getAttribute(socket, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if (owner != uid && owner != 0) throw new IOException(socket + " belongs to uid " + owner + ", not " + uid);
+    }
+
     /** Connects to {@code socket} and returns the snapshot it writes. */
     public static String read(Path socket) throws IOException {
+        checkPlace(socket);
         try (SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
             ByteBuffer b = ByteBuffer.allocate(1 << 16);
             StringBuilder out = new StringBuilder();
